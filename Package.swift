@@ -1,0 +1,68 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let upcomingFeatures: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "shoal",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Shoal", targets: ["Shoal"]),
+        .executable(name: "shoal", targets: ["ShoalCLI"]),
+        .executable(name: "shoal-demo", targets: ["ShoalDemo"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"])]
+        ),
+        .systemLibrary(
+            name: "CXXHash",
+            pkgConfig: "libxxhash",
+            providers: [.apt(["libxxhash-dev"])]
+        ),
+        .target(
+            name: "Shoal",
+            dependencies: [
+                "CLZ4",
+                "CXXHash",
+                .product(name: "Collections", package: "swift-collections"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
+        .executableTarget(
+            name: "ShoalCLI",
+            dependencies: [
+                "Shoal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
+        .executableTarget(
+            name: "ShoalDemo",
+            dependencies: ["Shoal"],
+            swiftSettings: upcomingFeatures
+        ),
+        .target(
+            name: "ShoalTestSupport",
+            dependencies: ["Shoal"],
+            path: "Tests/ShoalTestSupport",
+            swiftSettings: upcomingFeatures
+        ),
+        .testTarget(
+            name: "ShoalTests",
+            dependencies: ["Shoal", "ShoalTestSupport"],
+            swiftSettings: upcomingFeatures
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

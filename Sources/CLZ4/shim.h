@@ -1,0 +1,4 @@
+#ifndef SHOAL_CLZ4_SHIM_H
+#define SHOAL_CLZ4_SHIM_H
+#include <lz4.h>
+#endif

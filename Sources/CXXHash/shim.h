@@ -1,0 +1,4 @@
+#ifndef SHOAL_CXXHASH_SHIM_H
+#define SHOAL_CXXHASH_SHIM_H
+#include <xxhash.h>
+#endif

@@ -1,0 +1,171 @@
+/// The one error type Shoal throws.
+///
+/// Each error has a ``code`` (stable, matchable with `catch ShoalError.schemaMismatch`),
+/// a ``message`` saying what was wrong, and a ``context`` saying where: the class,
+/// property, key path, file path, byte offset or version involved.
+///
+/// ```swift
+/// do {
+///     try realm.write { realm.add(dog) }
+/// } catch ShoalError.writeOnFrozenRealm {
+///     print("thaw first")
+/// }
+/// ```
+///
+/// `Realm.Error` is the same type, so code written against RealmSwift's name compiles.
+public struct ShoalError: Error, Sendable, CustomStringConvertible {
+    /// A stable error code. Codes are grouped by layer: 1xx values and schema,
+    /// 2xx storage and transactions, 3xx the log, 4xx queries, 5xx notifications,
+    /// 6xx API misuse.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: Int, Sendable {
+            case invalidValue = 100
+            case schemaInvalid = 110
+            case schemaMismatch = 111
+            case unknownObjectType = 112
+            case unknownProperty = 113
+            case typeMismatch = 114
+            case duplicatePrimaryKey = 200
+            case missingPrimaryKey = 201
+            case primaryKeyChange = 202
+            case notInWriteTransaction = 210
+            case alreadyInWriteTransaction = 211
+            case writeOnFrozenRealm = 212
+            case writeOnReadOnlyRealm = 213
+            case objectInvalidated = 220
+            case wrongThread = 221
+            case wrongRealm = 222
+            case indexOutOfBounds = 223
+            case commitFailed = 230
+            case fileAccess = 300
+            case corruptLog = 301
+            case alreadyOpen = 302
+            case invalidQuery = 400
+            case invalidKeyPath = 401
+            case notificationsUnavailable = 500
+            case unsupported = 600
+        }
+        private let kind: Kind
+        private init(_ kind: Kind) { self.kind = kind }
+
+        /// The code's stable number.
+        public var rawValue: Int { kind.rawValue }
+        public var description: String { "\(kind)(\(kind.rawValue))" }
+
+        /// A value is not valid for its type (an `ObjectId` string, an enum's raw value).
+        public static let invalidValue = Code(.invalidValue)
+        /// The declared object classes do not form a valid schema.
+        public static let schemaInvalid = Code(.schemaInvalid)
+        /// The declared schema differs from the stored one and no migration was given.
+        public static let schemaMismatch = Code(.schemaMismatch)
+        /// A class is not part of the Realm's schema.
+        public static let unknownObjectType = Code(.unknownObjectType)
+        /// A property name does not exist on the class.
+        public static let unknownProperty = Code(.unknownProperty)
+        /// A value's type does not match the property's type.
+        public static let typeMismatch = Code(.typeMismatch)
+        /// An object with the same primary key already exists.
+        public static let duplicatePrimaryKey = Code(.duplicatePrimaryKey)
+        /// An object of a class with a primary key was created without one.
+        public static let missingPrimaryKey = Code(.missingPrimaryKey)
+        /// A managed object's primary key was changed.
+        public static let primaryKeyChange = Code(.primaryKeyChange)
+        /// A mutation was attempted outside a write transaction.
+        public static let notInWriteTransaction = Code(.notInWriteTransaction)
+        /// `beginWrite()` was called inside a write transaction.
+        public static let alreadyInWriteTransaction = Code(.alreadyInWriteTransaction)
+        /// A write was attempted on a frozen Realm.
+        public static let writeOnFrozenRealm = Code(.writeOnFrozenRealm)
+        /// A write was attempted on a read-only Realm.
+        public static let writeOnReadOnlyRealm = Code(.writeOnReadOnlyRealm)
+        /// A deleted or invalidated object or collection was used.
+        public static let objectInvalidated = Code(.objectInvalidated)
+        /// A live Realm was used from a thread other than the one that opened it.
+        public static let wrongThread = Code(.wrongThread)
+        /// An object managed by one Realm was used with another.
+        public static let wrongRealm = Code(.wrongRealm)
+        /// An index was outside a collection's bounds.
+        public static let indexOutOfBounds = Code(.indexOutOfBounds)
+        /// A commit could not be completed.
+        public static let commitFailed = Code(.commitFailed)
+        /// A file could not be read, written, created or locked.
+        public static let fileAccess = Code(.fileAccess)
+        /// A log or snapshot file is damaged.
+        public static let corruptLog = Code(.corruptLog)
+        /// Another process holds the database open.
+        public static let alreadyOpen = Code(.alreadyOpen)
+        /// A query could not be parsed or does not fit the class.
+        public static let invalidQuery = Code(.invalidQuery)
+        /// A key path names no property, or passes through a property that is not a link.
+        public static let invalidKeyPath = Code(.invalidKeyPath)
+        /// Notifications were requested where none can be delivered (frozen, read-only, unmanaged).
+        public static let notificationsUnavailable = Code(.notificationsUnavailable)
+        /// The operation is not supported by Shoal.
+        public static let unsupported = Code(.unsupported)
+
+        /// Lets `catch ShoalError.duplicatePrimaryKey` match errors by code.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? ShoalError)?.code == code
+        }
+    }
+
+    /// What kind of error this is.
+    public let code: Code
+    /// What was wrong, in a sentence.
+    public let message: String
+    /// Where it happened: keys such as `class`, `property`, `path`, `offset`, `version`.
+    public let context: [String: String]
+    /// The error that caused this one, if any.
+    public let underlying: (any Error & Sendable)?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, context: [String: String] = [:], underlying: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.context = context
+        self.underlying = underlying
+    }
+
+    public var description: String { message }
+
+    /// The message followed by the code, the context and the underlying error.
+    public func detailedDescription() -> String {
+        var out = "\(message) [\(code)]"
+        for key in context.keys.sorted() { out += "\n  \(key): \(context[key]!)" }
+        if let underlying { out += "\n  caused by: \(underlying)" }
+        return out
+    }
+
+
+    public static let invalidValue = Code.invalidValue
+    public static let schemaInvalid = Code.schemaInvalid
+    public static let schemaMismatch = Code.schemaMismatch
+    public static let unknownObjectType = Code.unknownObjectType
+    public static let unknownProperty = Code.unknownProperty
+    public static let typeMismatch = Code.typeMismatch
+    public static let duplicatePrimaryKey = Code.duplicatePrimaryKey
+    public static let missingPrimaryKey = Code.missingPrimaryKey
+    public static let primaryKeyChange = Code.primaryKeyChange
+    public static let notInWriteTransaction = Code.notInWriteTransaction
+    public static let alreadyInWriteTransaction = Code.alreadyInWriteTransaction
+    public static let writeOnFrozenRealm = Code.writeOnFrozenRealm
+    public static let writeOnReadOnlyRealm = Code.writeOnReadOnlyRealm
+    public static let objectInvalidated = Code.objectInvalidated
+    public static let wrongThread = Code.wrongThread
+    public static let wrongRealm = Code.wrongRealm
+    public static let indexOutOfBounds = Code.indexOutOfBounds
+    public static let commitFailed = Code.commitFailed
+    public static let fileAccess = Code.fileAccess
+    public static let corruptLog = Code.corruptLog
+    public static let alreadyOpen = Code.alreadyOpen
+    public static let invalidQuery = Code.invalidQuery
+    public static let invalidKeyPath = Code.invalidKeyPath
+    public static let notificationsUnavailable = Code.notificationsUnavailable
+    public static let unsupported = Code.unsupported
+}
+
+/// Stops the program for a programmer error with Realm's kind of message, as
+/// Realm does for misuse through its non-throwing API.
+func shoalPrecondition(_ error: ShoalError, file: StaticString = #file, line: UInt = #line) -> Never {
+    preconditionFailure(error.detailedDescription(), file: file, line: line)
+}

@@ -1,0 +1,45 @@
+public import Foundation
+
+/// A decimal number, standing in for Realm's IEEE 754 `Decimal128`.
+///
+/// - Note: Differs from Realm: backed by Foundation's `Decimal` (38 significant
+///   digits), not by the 128-bit IEEE decimal format; values Realm can store
+///   beyond that precision are rounded.
+///
+/// ```swift
+/// let price: Decimal128 = 19.99
+/// let total = price * 3
+/// ```
+public struct Decimal128: Hashable, Comparable, Sendable, CustomStringConvertible, Codable,
+    ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral
+{
+    /// The Foundation decimal holding the value.
+    public var value: Decimal
+
+    /// Creates a decimal from a Foundation `Decimal`.
+    public init(_ value: Decimal) { self.value = value }
+    /// Creates a decimal from an integer.
+    public init(_ value: Int) { self.value = Decimal(value) }
+    /// Creates a decimal from a double, through its shortest decimal description.
+    public init(_ value: Double) { self.value = Decimal(string: "\(value)") ?? Decimal(value) }
+    /// Parses a decimal number such as `"12.50"`; `nil` when the string is not a number.
+    public init?(string: String) {
+        guard let d = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+        value = d
+    }
+    public init(integerLiteral value: Int) { self.init(value) }
+    public init(floatLiteral value: Double) { self.init(value) }
+    public init(stringLiteral value: String) { self.value = Decimal(string: value) ?? .nan }
+
+    /// Whether the value is not a number.
+    public var isNaN: Bool { value.isNaN }
+    /// The nearest double.
+    public var doubleValue: Double { NSDecimalNumber(decimal: value).doubleValue }
+    public var description: String { value.description }
+
+    public static func < (lhs: Decimal128, rhs: Decimal128) -> Bool { lhs.value < rhs.value }
+    public static func + (lhs: Decimal128, rhs: Decimal128) -> Decimal128 { Decimal128(lhs.value + rhs.value) }
+    public static func - (lhs: Decimal128, rhs: Decimal128) -> Decimal128 { Decimal128(lhs.value - rhs.value) }
+    public static func * (lhs: Decimal128, rhs: Decimal128) -> Decimal128 { Decimal128(lhs.value * rhs.value) }
+    public static func / (lhs: Decimal128, rhs: Decimal128) -> Decimal128 { Decimal128(lhs.value / rhs.value) }
+}

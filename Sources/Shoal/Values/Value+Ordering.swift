@@ -1,0 +1,133 @@
+import Foundation
+
+extension Value: Hashable {
+    /// Equality as Realm's `Mixed` defines it: numbers are equal when their
+    /// numeric values are equal, whatever their kind.
+    static func == (lhs: Value, rhs: Value) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.int(let a), .int(let b)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.data(let a), .data(let b)): return a == b
+        case (.date(let a), .date(let b)): return a == b
+        case (.objectId(let a), .objectId(let b)): return a == b
+        case (.uuid(let a), .uuid(let b)): return a == b
+        case (.link(let a), .link(let b)): return a == b
+        default:
+            if lhs.kindRank == 2 && rhs.kindRank == 2 {
+                return Value.compareNumbers(lhs, rhs) == .orderedSame
+            }
+            return false
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .bool(let v): hasher.combine(v)
+        case .int(let v): hasher.combine(Double(v))
+        case .float(let v): hasher.combine(Double(v))
+        case .double(let v): hasher.combine(v)
+        case .decimal(let v): hasher.combine(v.doubleValue)
+        case .string(let v): hasher.combine(v)
+        case .data(let v): hasher.combine(v)
+        case .date(let v): hasher.combine(v)
+        case .objectId(let v): hasher.combine(v)
+        case .uuid(let v): hasher.combine(v)
+        case .link(let v): hasher.combine(v)
+        }
+    }
+
+    /// Orders two values with Realm's rules: nulls first, numbers across
+    /// kinds by value, strings by Unicode scalar order, unrelated kinds by rank.
+    static func compare(_ lhs: Value, _ rhs: Value) -> ComparisonResult {
+        let lr = lhs.kindRank, rr = rhs.kindRank
+        if lr != rr { return lr < rr ? .orderedAscending : .orderedDescending }
+        switch (lhs, rhs) {
+        case (.null, .null): return .orderedSame
+        case (.bool(let a), .bool(let b)): return order(a ? 1 : 0, b ? 1 : 0)
+        case (.string(let a), .string(let b)): return compareStrings(a, b)
+        case (.data(let a), .data(let b)):
+            return a.lexicographicallyPrecedes(b) ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+        case (.date(let a), .date(let b)): return order(a, b)
+        case (.objectId(let a), .objectId(let b)): return order(a, b)
+        case (.uuid(let a), .uuid(let b)): return order(a.uuidString, b.uuidString)
+        case (.link(let a), .link(let b)):
+            return a.table != b.table ? order(a.table, b.table) : order(a.key, b.key)
+        default: return compareNumbers(lhs, rhs)
+        }
+    }
+
+    /// Strings compare by Unicode scalar values, as Realm compares UTF-8 bytes.
+    static func compareStrings(_ a: String, _ b: String) -> ComparisonResult {
+        var ia = a.utf8.makeIterator(), ib = b.utf8.makeIterator()
+        while true {
+            switch (ia.next(), ib.next()) {
+            case (nil, nil): return .orderedSame
+            case (nil, _): return .orderedAscending
+            case (_, nil): return .orderedDescending
+            case (let x?, let y?): if x != y { return x < y ? .orderedAscending : .orderedDescending }
+            }
+        }
+    }
+
+    private static func order<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
+        a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+    }
+
+    /// Numeric comparison across int, float, double and decimal. Integers
+    /// compare exactly with each other; anything involving a decimal compares
+    /// as decimals; otherwise as doubles (NaN sorts before other numbers).
+    static func compareNumbers(_ lhs: Value, _ rhs: Value) -> ComparisonResult {
+        switch (lhs, rhs) {
+        case (.int(let a), .int(let b)): return order(a, b)
+        case (.decimal, _), (_, .decimal):
+            guard let a = lhs.decimalValue, let b = rhs.decimalValue else { return .orderedSame }
+            return order(a, b)
+        default:
+            guard let a = lhs.doubleValue, let b = rhs.doubleValue else { return .orderedSame }
+            if a.isNaN || b.isNaN { return a.isNaN == b.isNaN ? .orderedSame : (a.isNaN ? .orderedAscending : .orderedDescending) }
+            return order(a, b)
+        }
+    }
+
+    var doubleValue: Double? {
+        switch self {
+        case .int(let v): Double(v)
+        case .float(let v): Double(v)
+        case .double(let v): v
+        case .decimal(let v): v.doubleValue
+        default: nil
+        }
+    }
+
+    var decimalValue: Decimal128? {
+        switch self {
+        case .int(let v): Decimal128(Int(v))
+        case .float(let v): Decimal128(Double(v))
+        case .double(let v): Decimal128(v)
+        case .decimal(let v): v
+        default: nil
+        }
+    }
+}
+
+extension Value: CustomStringConvertible {
+    var description: String {
+        switch self {
+        case .null: "null"
+        case .bool(let v): "\(v)"
+        case .int(let v): "\(v)"
+        case .float(let v): "\(v)"
+        case .double(let v): "\(v)"
+        case .string(let v): "\"\(v)\""
+        case .data(let v): "<\(v.count) bytes>"
+        case .date(let v): "\(v)"
+        case .objectId(let v): "oid(\(v))"
+        case .decimal(let v): "\(v)"
+        case .uuid(let v): "uuid(\(v.uuidString))"
+        case .link(let v): "\(v.table)/\(v.key)"
+        }
+    }
+}

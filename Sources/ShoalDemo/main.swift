@@ -1,0 +1,2 @@
+import Shoal
+print("Shoal demo")

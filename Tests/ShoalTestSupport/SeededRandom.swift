@@ -1,0 +1,21 @@
+/// A repeatable random number generator (SplitMix64) whose seed is printed
+/// by tests on failure.
+public struct SeededRandom: RandomNumberGenerator, Sendable {
+    /// The seed the generator started from.
+    public let seed: UInt64
+    private var state: UInt64
+
+    /// Creates a generator from a seed.
+    public init(seed: UInt64) {
+        self.seed = seed
+        self.state = seed
+    }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
