@@ -35,7 +35,8 @@ let package = Package(
             dependencies: [
                 "CLZ4",
                 "CXXHash",
-                .product(name: "Collections", package: "swift-collections"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "HashTreeCollections", package: "swift-collections"),
             ],
             swiftSettings: upcomingFeatures
         ),

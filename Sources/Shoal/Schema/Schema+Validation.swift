@@ -1,0 +1,51 @@
+extension Schema {
+    /// Checks links, linking objects, primary keys and indexes, throwing the
+    /// first problem found with the class and property named.
+    func validate() throws(ShoalError) {
+        var problems: [String] = []
+        for os in objectSchema {
+            if os.properties.filter(\.isPrimary).count > 1 {
+                problems.append("Class '\(os.className)' has more than one primary key.")
+            }
+            for p in os.properties {
+                let at = "'\(os.className).\(p.name)'"
+                if p.isPrimary {
+                    if p.collection != .none || ![.int, .string, .objectId, .uuid].contains(p.type) {
+                        problems.append("Property \(at) of type '\(p.typeName)' cannot be a primary key; use Int, String, ObjectId or UUID.")
+                    }
+                }
+                if p.isIndexed && !p.isPrimary
+                    && (p.collection != .none || [.float, .double, .data, .decimal128, .object, .linkingObjects].contains(p.type))
+                {
+                    problems.append("Property \(at) of type '\(p.typeName)' cannot be indexed.")
+                }
+                if p.type == .object || p.type == .linkingObjects {
+                    guard let target = p.objectClassName, self[target] != nil else {
+                        problems.append("Property \(at) links to class '\(p.objectClassName ?? "?")', which is not in the schema; add it to Configuration.objectTypes.")
+                        continue
+                    }
+                    if p.type == .object && p.collection == .none && !p.isOptional {
+                        problems.append("Property \(at) is a link to '\(target)' and must be optional ('\(target)?').")
+                    }
+                    if p.type == .object && (p.collection == .list || p.collection == .set) && p.isOptional {
+                        problems.append("Property \(at): collections of objects cannot hold nil.")
+                    }
+                    if p.type == .linkingObjects {
+                        let origin = p.linkOriginPropertyName ?? ""
+                        guard let op = self[target]?[origin] else {
+                            problems.append("Property \(at) declares linking objects from '\(target).\(origin)', which does not exist.")
+                            continue
+                        }
+                        if op.type != .object || op.objectClassName != os.className {
+                            problems.append("Property \(at) declares linking objects from '\(target).\(origin)', which does not link to '\(os.className)'.")
+                        }
+                    }
+                }
+            }
+        }
+        if let first = problems.first {
+            throw ShoalError(.schemaInvalid, "Schema validation failed: \(first)" + (problems.count > 1 ? " (and \(problems.count - 1) more: \(problems.dropFirst().joined(separator: " "))" : ""),
+                context: ["problems": problems.joined(separator: "\n")])
+        }
+    }
+}

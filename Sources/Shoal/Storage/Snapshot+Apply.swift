@@ -1,0 +1,160 @@
+import HashTreeCollections
+import OrderedCollections
+
+extension Snapshot {
+    /// The snapshot that results from applying `record` to this one: the one
+    /// code path shared by commit and by log replay.
+    func applying(_ record: ChangeRecord) -> Snapshot {
+        precondition(record.baseVersion == version, "Change record for version \(record.baseVersion) applied to version \(version)")
+        var next = self
+        for op in record.ops { next.apply(op) }
+        next.version = version + 1
+        return next
+    }
+
+    /// Applies one primitive op, keeping indexes, backlinks and counts current.
+    ///
+    /// Ops are validated by whoever makes them (the write transaction, or the
+    /// log decoder); an op that breaks the storage invariants stops the
+    /// program rather than corrupt the snapshot.
+    mutating func apply(_ op: ChangeOp) {
+        let (t, k) = op.target
+        let ti = t.index
+        let schema = self.schema[t]
+        switch op {
+        case .insert(_, _, let values):
+            precondition(k == tables[ti].nextKey, "insert of \(k) into \(schema.className) whose next key is \(tables[ti].nextKey)")
+            precondition(values.count == tables[ti].scalars.count, "insert into \(schema.className) with \(values.count) values for \(tables[ti].scalars.count) properties")
+            for (p, v) in values.enumerated() {
+                tables[ti].scalars[p].append(v)
+                if tables[ti].lists[p] != nil { tables[ti].lists[p]!.append([]) }
+                if tables[ti].sets[p] != nil { tables[ti].sets[p]!.append([]) }
+                if tables[ti].maps[p] != nil { tables[ti].maps[p]!.append([:]) }
+            }
+            tables[ti].alive.append(true)
+            tables[ti].backlinks.append([])
+            tables[ti].count += 1
+            for (p, v) in values.enumerated() {
+                addToIndex(t, k, p, v)
+                if let link = v.linkValue { addBacklink(link, Backlink(origin: t, property: p, key: k)) }
+            }
+
+        case .delete:
+            precondition(tables[ti].isAlive(k), "delete of \(k), which is not a live \(schema.className)")
+            // Outgoing links of the deleted object go with it.
+            for p in 0..<tables[ti].scalars.count {
+                let v = tables[ti].scalars[p][k.slot]
+                removeFromIndex(t, k, p, v)
+                if let link = v.linkValue { removeBacklink(link, Backlink(origin: t, property: p, key: k)) }
+                if !v.isNull { tables[ti].scalars[p][k.slot] = .null }
+                for element in collectionElements(t, k, p) {
+                    if let link = element.linkValue { removeBacklink(link, Backlink(origin: t, property: p, key: k)) }
+                }
+                if tables[ti].lists[p] != nil { tables[ti].lists[p]![k.slot] = [] }
+                if tables[ti].sets[p] != nil { tables[ti].sets[p]![k.slot] = [] }
+                if tables[ti].maps[p] != nil { tables[ti].maps[p]![k.slot] = [:] }
+            }
+            precondition(tables[ti].backlinks[k.slot].isEmpty, "delete of \(schema.className) \(k) while links still point at it")
+            tables[ti].alive[k.slot] = false
+            tables[ti].count -= 1
+
+        case .set(_, _, let p, let v):
+            let old = tables[ti].scalars[p][k.slot]
+            removeFromIndex(t, k, p, old)
+            if let link = old.linkValue { removeBacklink(link, Backlink(origin: t, property: p, key: k)) }
+            tables[ti].scalars[p][k.slot] = v
+            addToIndex(t, k, p, v)
+            if let link = v.linkValue { addBacklink(link, Backlink(origin: t, property: p, key: k)) }
+
+        case .listInsert(_, _, let p, let index, let v):
+            tables[ti].lists[p]!.modify(k.slot) { $0.insert(v, at: index) }
+            if let link = v.linkValue { addBacklink(link, Backlink(origin: t, property: p, key: k)) }
+
+        case .listSet(_, _, let p, let index, let v):
+            let old = tables[ti].lists[p]!.modify(k.slot) { list -> Value in
+                defer { list[index] = v }
+                return list[index]
+            }
+            if let link = old.linkValue { removeBacklink(link, Backlink(origin: t, property: p, key: k)) }
+            if let link = v.linkValue { addBacklink(link, Backlink(origin: t, property: p, key: k)) }
+
+        case .listRemove(_, _, let p, let index):
+            let old = tables[ti].lists[p]!.modify(k.slot) { $0.remove(at: index) }
+            if let link = old.linkValue { removeBacklink(link, Backlink(origin: t, property: p, key: k)) }
+
+        case .listMove(_, _, let p, let from, let to):
+            tables[ti].lists[p]!.modify(k.slot) { list in
+                let v = list.remove(at: from)
+                list.insert(v, at: to)
+            }
+
+        case .setInsert(_, _, let p, let v):
+            let inserted = tables[ti].sets[p]!.modify(k.slot) { $0.append(v).inserted }
+            if inserted, let link = v.linkValue { addBacklink(link, Backlink(origin: t, property: p, key: k)) }
+
+        case .setRemove(_, _, let p, let v):
+            let removed = tables[ti].sets[p]!.modify(k.slot) { $0.remove(v) }
+            if removed != nil, let link = v.linkValue { removeBacklink(link, Backlink(origin: t, property: p, key: k)) }
+
+        case .mapSet(_, _, let p, let key, let v):
+            let old = tables[ti].maps[p]!.modify(k.slot) { map -> Value? in
+                defer { map[key] = v }
+                return map[key]
+            }
+            if let link = old?.linkValue { removeBacklink(link, Backlink(origin: t, property: p, key: k)) }
+            if let link = v.linkValue { addBacklink(link, Backlink(origin: t, property: p, key: k)) }
+
+        case .mapRemove(_, _, let p, let key):
+            let old = tables[ti].maps[p]!.modify(k.slot) { $0.removeValue(forKey: key) }
+            if let link = old?.linkValue { removeBacklink(link, Backlink(origin: t, property: p, key: k)) }
+
+        case .collectionClear(_, _, let p):
+            for element in collectionElements(t, k, p) {
+                if let link = element.linkValue { removeBacklink(link, Backlink(origin: t, property: p, key: k)) }
+            }
+            if tables[ti].lists[p] != nil { tables[ti].lists[p]![k.slot] = [] }
+            if tables[ti].sets[p] != nil { tables[ti].sets[p]![k.slot] = [] }
+            if tables[ti].maps[p] != nil { tables[ti].maps[p]![k.slot] = [:] }
+        }
+    }
+
+    /// The elements (map values for a map) of a collection property; empty for other properties.
+    func collectionElements(_ t: TableKey, _ k: ObjectKey, _ p: Int) -> [Value] {
+        let table = tables[t.index]
+        if let lists = table.lists[p] { return lists[k.slot] }
+        if let sets = table.sets[p] { return Array(sets[k.slot]) }
+        if let maps = table.maps[p] { return Array(maps[k.slot].values) }
+        return []
+    }
+
+    private mutating func addToIndex(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ v: Value) {
+        let ti = t.index
+        if tables[ti].primaryIndex != nil, schema[t].properties[p].isPrimary {
+            tables[ti].primaryIndex![v] = k
+        } else if tables[ti].secondaryIndexes[p] != nil {
+            tables[ti].secondaryIndexes[p]![v, default: []].insert(k)
+        }
+    }
+
+    private mutating func removeFromIndex(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ v: Value) {
+        let ti = t.index
+        if tables[ti].primaryIndex != nil, schema[t].properties[p].isPrimary {
+            if tables[ti].primaryIndex![v] == k { tables[ti].primaryIndex![v] = nil }
+        } else if tables[ti].secondaryIndexes[p] != nil {
+            tables[ti].secondaryIndexes[p]![v]?.remove(k)
+            if tables[ti].secondaryIndexes[p]![v]?.isEmpty == true { tables[ti].secondaryIndexes[p]![v] = nil }
+        }
+    }
+
+    private mutating func addBacklink(_ target: Link, _ backlink: Backlink) {
+        precondition(tables[target.table.index].isAlive(target.key), "link to \(target), which is not a live object")
+        tables[target.table.index].backlinks.modify(target.key.slot) { $0.append(backlink) }
+    }
+
+    private mutating func removeBacklink(_ target: Link, _ backlink: Backlink) {
+        guard tables[target.table.index].isAlive(target.key) else { return }
+        tables[target.table.index].backlinks.modify(target.key.slot) { links in
+            if let i = links.firstIndex(of: backlink) { links.remove(at: i) }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import HashTreeCollections
+import OrderedCollections
+
+/// One link pointing at an object: who links, through which property.
+struct Backlink: Hashable, Sendable {
+    var origin: TableKey
+    var property: Int
+    var key: ObjectKey
+}
+
+/// The objects of one class, held column-wise in persistent vectors indexed
+/// by object key (a key is a slot; slots of deleted objects stay empty and
+/// are never reused).
+///
+/// Every structure here is persistent, so copying a `Table` is O(1) and a
+/// change copies only the nodes it touches.
+struct Table: Sendable {
+    let key: TableKey
+    /// One column per stored single-valued property, by property index
+    /// (collection properties have an empty placeholder column).
+    var scalars: [PersistentVector<Value>]
+    var lists: [Int: PersistentVector<[Value]>] = [:]
+    var sets: [Int: PersistentVector<OrderedSet<Value>>] = [:]
+    var maps: [Int: PersistentVector<OrderedDictionary<String, Value>>] = [:]
+    /// Whether each slot holds a live object.
+    var alive = PersistentVector<Bool>()
+    /// Links pointing at each object, in the order they were made.
+    var backlinks = PersistentVector<[Backlink]>()
+    /// The number of live objects.
+    var count = 0
+    /// Primary key value to object, when the class has a primary key.
+    var primaryIndex: TreeDictionary<Value, ObjectKey>?
+    /// Property index to (value to objects), for `indexed: true` properties.
+    var secondaryIndexes: [Int: TreeDictionary<Value, TreeSet<ObjectKey>>] = [:]
+
+    init(key: TableKey, schema: ObjectSchema) {
+        self.key = key
+        var scalars: [PersistentVector<Value>] = []
+        for (i, p) in schema.properties.enumerated() where p.isStored {
+            scalars.append(PersistentVector())
+            switch p.collection {
+            case .none:
+                if p.isPrimary { primaryIndex = [:] } else if p.isIndexed { secondaryIndexes[i] = [:] }
+            case .list: lists[i] = PersistentVector()
+            case .set: sets[i] = PersistentVector()
+            case .map: maps[i] = PersistentVector()
+            }
+        }
+        self.scalars = scalars
+    }
+
+    /// The next key an insert must use.
+    var nextKey: ObjectKey { ObjectKey(Int64(alive.count)) }
+
+    func isAlive(_ key: ObjectKey) -> Bool {
+        key.rawValue >= 0 && key.slot < alive.count && alive[key.slot]
+    }
+
+    /// Keys of live objects in key (table) order.
+    var liveKeys: [ObjectKey] {
+        var out: [ObjectKey] = []
+        out.reserveCapacity(count)
+        alive.forEachChunk { base, chunk in
+            for (i, live) in chunk.enumerated() where live { out.append(ObjectKey(Int64(base + i))) }
+        }
+        return out
+    }
+}
+
+typealias OrderedSetStorage = OrderedSet<Value>
+typealias MapStorage = OrderedDictionary<String, Value>
