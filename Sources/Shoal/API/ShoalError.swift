@@ -169,3 +169,9 @@ public struct ShoalError: Error, Sendable, CustomStringConvertible {
 func shoalPrecondition(_ error: ShoalError, file: StaticString = #file, line: UInt = #line) -> Never {
     preconditionFailure(error.detailedDescription(), file: file, line: line)
 }
+
+/// Stops the program for any error, with a `ShoalError`'s detailed description when it is one.
+func shoalPrecondition(_ error: any Error, file: StaticString = #file, line: UInt = #line) -> Never {
+    if let error = error as? ShoalError { shoalPrecondition(error, file: file, line: line) }
+    preconditionFailure("\(error)", file: file, line: line)
+}

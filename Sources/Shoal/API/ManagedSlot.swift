@@ -1,0 +1,58 @@
+/// Where a managed object lives: its Realm instance, table and key, and the
+/// Realm generation it was read in (``Realm/invalidate()`` starts a new one).
+struct ObjectRef {
+    let realm: RealmInstance
+    let table: TableKey
+    let key: ObjectKey
+    let generation: Int
+
+    var link: Link { Link(table: table, key: key) }
+
+    var isValid: Bool {
+        generation == realm.generation && realm.current.isAlive(table, key)
+    }
+
+    /// Stops with Realm's message when the object was deleted or invalidated,
+    /// or is used from the wrong thread.
+    func checkValid() {
+        realm.verifyThread()
+        guard isValid else {
+            shoalPrecondition(ShoalError(.objectInvalidated, "Object has been deleted or invalidated.",
+                context: ["class": realm.schema[table].className]))
+        }
+    }
+}
+
+/// One property of one managed object: what `@Persisted` reads and writes. Opaque.
+public struct ManagedSlot {
+    let ref: ObjectRef
+    let property: Int
+
+    var schemaProperty: Property { ref.realm.schema[ref.table].properties[property] }
+    var qualifiedName: String { "\(ref.realm.schema[ref.table].className).\(schemaProperty.name)" }
+
+    func read() -> Value {
+        ref.checkValid()
+        return ref.realm.current.value(ref.table, ref.key, property)
+    }
+
+    func write(_ value: Value) {
+        ref.checkValid()
+        let tx = ref.realm.requireModification()
+        do { try tx.set(ref.table, ref.key, property, value) } catch { shoalPrecondition(error) }
+    }
+}
+
+extension RealmInstance {
+    /// The open write transaction for a property or collection mutation, or
+    /// a stop with Realm's message for modifying outside a write.
+    func requireModification() -> WriteTransaction {
+        verifyThread()
+        if let transaction { return transaction }
+        if isFrozen {
+            shoalPrecondition(ShoalError(.writeOnFrozenRealm, "Attempting to modify a frozen object - call thaw on the Object instance first."))
+        }
+        shoalPrecondition(ShoalError(.notInWriteTransaction,
+            "Attempting to modify object outside of a write transaction - call beginWriteTransaction on an RLMRealm instance first."))
+    }
+}

@@ -1,0 +1,248 @@
+/// The base class of stored model classes.
+///
+/// ```swift
+/// final class Dog: Object {
+///     @Persisted(primaryKey: true) var id: Int
+///     @Persisted var name = ""
+/// }
+/// let rex = Dog(value: ["id": 1, "name": "Rex"])   // unmanaged
+/// try realm.write { realm.add(rex) }                 // now managed
+/// ```
+///
+/// An object is *unmanaged* until added to a Realm: it holds its own values.
+/// Once *managed*, every property read and write goes to its Realm; reading
+/// a deleted object stops the program with "Object has been deleted or
+/// invalidated.", as in Realm.
+///
+/// Objects are `Sendable` so that frozen ones can cross threads; a live
+/// managed object checks on every use that it is on its Realm's thread.
+///
+/// ## Topics
+/// ### State
+/// - ``realm``
+/// - ``isInvalidated``
+/// - ``isFrozen``
+/// - ``freeze()``
+/// - ``thaw()``
+/// ### Dynamic access
+/// - ``subscript(_:)``
+/// - ``objectSchema``
+open class Object: CustomStringConvertible, Hashable, @unchecked Sendable {
+    // Safe because: a managed object's state lives in its Realm, which checks
+    // the calling thread; frozen objects read an immutable snapshot.
+    var ref: ObjectRef?
+    /// Values set by name on an unmanaged object (see ``subscript(_:)``).
+    var unmanagedOverrides: [Int: Any] = [:]
+
+    /// Creates an unmanaged object with default values.
+    public required init() {}
+
+    /// Creates an unmanaged object from a dictionary of property values, an
+    /// array of values in property order, or another object.
+    ///
+    /// Stops with a message naming the class and property when a name is
+    /// unknown or a value has the wrong type.
+    public convenience init(value: Any) {
+        self.init()
+        let schema = objectSchema
+        for (index, item) in Self.namedValues(value, schema: schema) {
+            let property = schema.properties[index]
+            guard property.isStored, let persisted = Self.persisted(property.name, of: self) else { continue }
+            unmanagedOverrides[index] = persisted.coerceUnmanaged(item, property: property, className: schema.className)
+        }
+    }
+
+    /// The class name used in schemas, queries and logs.
+    static func className(of type: Object.Type) -> String {
+        String(describing: type)
+    }
+
+    /// The Realm managing the object, or `nil` while unmanaged.
+    public var realm: Realm? { ref.map { Realm(instance: $0.realm) } }
+
+    /// Whether the object was deleted, its Realm invalidated, or it was added
+    /// in a write transaction that was then cancelled.
+    public var isInvalidated: Bool {
+        guard let ref else { return false }
+        return !ref.isValid
+    }
+
+    /// Whether the object belongs to a frozen Realm.
+    public var isFrozen: Bool { ref?.realm.isFrozen ?? false }
+
+    /// The schema of the object's class.
+    public var objectSchema: ObjectSchema {
+        if let ref { return ref.realm.schema[ref.table] }
+        return ClassRegistry.info(for: type(of: self)).schema
+    }
+
+    /// A frozen copy of the object, pinned at its Realm's current version
+    /// and usable from any thread.
+    ///
+    /// Stops for unmanaged objects, and for objects created in the current
+    /// write transaction, as Realm does.
+    public func freeze() -> Self {
+        guard let ref else { shoalPrecondition(ShoalError(.unsupported, "Unmanaged objects cannot be frozen.")) }
+        if ref.realm.isFrozen { return self }
+        ref.checkValid()
+        if let tx = ref.realm.transaction, !tx.base.isAlive(ref.table, ref.key) {
+            shoalPrecondition(ShoalError(.unsupported, "Cannot freeze an object in the same write transaction as it was created in."))
+        }
+        let frozen = Realm(instance: ref.realm).freeze()
+        return frozen.instance.accessor(ref.link) as! Self
+    }
+
+    /// The live object for the calling thread's Realm, or `nil` if it has
+    /// been deleted since.
+    public func thaw() -> Self? {
+        guard let ref else { shoalPrecondition(ShoalError(.unsupported, "Unmanaged objects cannot be thawed.")) }
+        if !ref.realm.isFrozen { return self }
+        let live = RealmInstance.live(configuration: ref.realm.configuration, coordinator: ref.realm.coordinator)
+        guard live.current.isAlive(ref.table, ref.key) else { return nil }
+        return live.accessor(ref.link) as? Self
+    }
+
+    /// Whether both are the same managed object (same store, class and key).
+    /// Unmanaged objects are only the same as themselves.
+    public func isSameObject(as object: Object?) -> Bool {
+        guard let object else { return false }
+        if self === object { return true }
+        guard let a = ref, let b = object.ref else { return false }
+        return a.realm.coordinator === b.realm.coordinator && a.link == b.link
+    }
+
+    /// Reads or writes a property by name.
+    ///
+    /// Stops with a message naming the class and property when the name is
+    /// unknown or the value has the wrong type; writes to managed objects need
+    /// a write transaction.
+    public subscript(key: String) -> Any? {
+        get {
+            let schema = objectSchema
+            guard let index = schema.indexByName[key] else { Self.unknownProperty(key, schema) }
+            if let ref {
+                guard let persisted = Self.persisted(key, of: self) else { return nil }
+                return persisted.readManaged(ManagedSlot(ref: ref, property: index))
+            }
+            if let override = unmanagedOverrides[index] { return override }
+            return Self.persisted(key, of: self)?.anyValue
+        }
+        set {
+            let schema = objectSchema
+            guard let index = schema.indexByName[key] else { Self.unknownProperty(key, schema) }
+            let property = schema.properties[index]
+            if let ref {
+                ref.checkValid()
+                let slot = ManagedSlot(ref: ref, property: index)
+                if let persisted = Self.persisted(key, of: self), let newValue, persisted.writeManaged(newValue, slot) { return }
+                ref.realm.setProperty(slot, from: newValue)
+                return
+            }
+            guard let persisted = Self.persisted(key, of: self) else { return }
+            unmanagedOverrides[index] = persisted.coerceUnmanaged(newValue, property: property, className: schema.className)
+        }
+    }
+
+    private static func persisted(_ name: String, of object: Object) -> (any PersistedProperty)? {
+        ClassRegistry.children(of: object).first { $0.label == "_" + name }?.value as? any PersistedProperty
+    }
+
+    static func unknownProperty(_ name: String, _ schema: ObjectSchema) -> Never {
+        shoalPrecondition(ShoalError(.unknownProperty, "Invalid property name '\(name)' for class '\(schema.className)'.",
+            context: ["class": schema.className, "property": name]))
+    }
+
+    /// Pairs of (property index, value) from a dictionary, array or object.
+    static func namedValues(_ value: Any, schema: ObjectSchema) -> [(Int, Any?)] {
+        if let dictionary = value as? [String: Any?] {
+            return dictionary.map { name, item in
+                guard let index = schema.indexByName[name] else { unknownProperty(name, schema) }
+                return (index, item)
+            }
+        }
+        if let array = value as? [Any?] {
+            let stored = schema.properties.indices.filter { schema.properties[$0].isStored }
+            guard array.count <= stored.count else {
+                shoalPrecondition(ShoalError(.invalidValue,
+                    "Invalid array input: \(array.count) values for \(stored.count) properties of '\(schema.className)'.",
+                    context: ["class": schema.className]))
+            }
+            return array.enumerated().map { (stored[$0.offset], $0.element) }
+        }
+        if let object = value as? Object {
+            return schema.properties.indices.compactMap { i in
+                let p = schema.properties[i]
+                guard p.isStored, object.objectSchema[p.name] != nil else { return nil }
+                return (i, object[p.name])
+            }
+        }
+        shoalPrecondition(ShoalError(.invalidValue,
+            "Invalid value '\(value)' to initialize an object of type '\(schema.className)': expected a dictionary, an array or an object.",
+            context: ["class": schema.className]))
+    }
+
+    open var description: String {
+        let schema = objectSchema
+        if isInvalidated { return "[invalid object]" }
+        let body = schema.properties.filter(\.isStored).map { p -> String in
+            let value = self[p.name]
+            return "    \(p.name) = \(Self.describe(value));"
+        }
+        return "\(schema.className) {\n" + body.joined(separator: "\n") + "\n}"
+    }
+
+    private static func describe(_ value: Any?) -> String {
+        guard let value else { return "nil" }
+        if let object = value as? Object { return "\(object.objectSchema.className)(\(object.ref?.key.rawValue ?? -1))" }
+        if let string = value as? String { return "\"\(string)\"" }
+        if let optional = value as? (any OptionalProtocol) { return optional.describeWrapped }
+        return "\(value)"
+    }
+
+    public static func == (lhs: Object, rhs: Object) -> Bool { lhs.isSameObject(as: rhs) }
+
+    public func hash(into hasher: inout Hasher) {
+        if let ref {
+            hasher.combine(ObjectIdentifier(ref.realm.coordinator))
+            hasher.combine(ref.link)
+        } else {
+            hasher.combine(ObjectIdentifier(self))
+        }
+    }
+}
+
+protocol OptionalProtocol {
+    var describeWrapped: String { get }
+}
+
+extension Optional: OptionalProtocol {
+    var describeWrapped: String {
+        switch self {
+        case .none: "nil"
+        case .some(let w): "\(w)"
+        }
+    }
+}
+
+extension Object: PersistableValue {
+    public static var persistedType: PersistedTypeInfo { .init(.object, objectType: self) }
+
+    public static func persistedDefault() -> Self {
+        shoalPrecondition(ShoalError(.schemaInvalid, "A link to '\(className(of: self))' must be optional."))
+    }
+
+    public static func fromStored(_ stored: StoredValue, _ context: StoredContext) -> Self {
+        guard case .link(let link) = stored.value, let realm = context.realm else {
+            shoalPrecondition(ShoalError(.typeMismatch, "Expected a link to '\(className(of: self))', found \(stored.value)."))
+        }
+        return realm.accessor(link) as! Self
+    }
+
+    public func toStored(_ context: StoredContext) -> StoredValue {
+        guard let realm = context.realm else {
+            if let ref { return StoredValue(.link(ref.link)) }
+            shoalPrecondition(ShoalError(.unsupported, "An unmanaged object cannot be stored outside a Realm."))
+        }
+        return StoredValue(.link(realm.linkAdding(self, update: .error)))
+    }
+}

@@ -1,0 +1,194 @@
+public import Foundation
+
+/// A type that can be stored in a `@Persisted` property, a collection or a map.
+///
+/// Shoal provides the conformances: `Bool`, `Int` and its sized variants,
+/// `Float`, `Double`, `String`, `Data`, `Date`, `UUID`, ``ObjectId``,
+/// ``Decimal128``, ``AnyRealmValue``, ``PersistableEnum`` types, `Object`
+/// subclasses (as links), and `Optional` of each. Conform your enums through
+/// ``PersistableEnum``; other conformances are not supported.
+public protocol PersistableValue {
+    /// How the type is described in the schema.
+    static var persistedType: PersistedTypeInfo { get }
+    /// The value an unset property holds.
+    static func persistedDefault() -> Self
+    /// Converts a stored value back to this type.
+    static func fromStored(_ stored: StoredValue, _ context: StoredContext) -> Self
+    /// Converts the value to its stored form.
+    func toStored(_ context: StoredContext) -> StoredValue
+    /// Reads the property of a managed object.
+    static func readManaged(_ slot: ManagedSlot) -> Self
+    /// Writes the property of a managed object (inside a write transaction).
+    static func writeManaged(_ value: Self, _ slot: ManagedSlot)
+}
+
+extension PersistableValue {
+    public static func readManaged(_ slot: ManagedSlot) -> Self {
+        fromStored(StoredValue(slot.read()), StoredContext(slot.ref.realm))
+    }
+    public static func writeManaged(_ value: Self, _ slot: ManagedSlot) {
+        slot.write(value.toStored(StoredContext(slot.ref.realm)).value)
+    }
+}
+
+/// How a ``PersistableValue`` type appears in the schema. Opaque.
+public struct PersistedTypeInfo: Sendable {
+    let type: PropertyType
+    let isOptional: Bool
+    let objectType: Object.Type?
+    let collection: CollectionKind
+    var objectClassName: String? { objectType.map { Object.className(of: $0) } }
+
+    init(_ type: PropertyType, optional: Bool = false, objectType: Object.Type? = nil, collection: CollectionKind = .none) {
+        self.type = type
+        self.isOptional = optional
+        self.objectType = objectType
+        self.collection = collection
+    }
+}
+
+/// A value in stored form. Opaque.
+public struct StoredValue: Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// The Realm a conversion reads links from or adds objects to. Opaque.
+public struct StoredContext {
+    let realm: RealmInstance?
+    init(_ realm: RealmInstance?) { self.realm = realm }
+}
+
+extension PersistableValue {
+    static func fromValue(_ value: Value, _ realm: RealmInstance?) -> Self { fromStored(StoredValue(value), StoredContext(realm)) }
+    func toValue(_ realm: RealmInstance?) -> Value { toStored(StoredContext(realm)).value }
+}
+
+// MARK: - Scalars
+
+extension Bool: PersistableValue {
+    public static var persistedType: PersistedTypeInfo { .init(.bool) }
+    public static func persistedDefault() -> Bool { false }
+    public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> Bool { if case .bool(let v) = s.value { v } else { false } }
+    public func toStored(_ c: StoredContext) -> StoredValue { StoredValue(.bool(self)) }
+}
+
+extension String: PersistableValue {
+    public static var persistedType: PersistedTypeInfo { .init(.string) }
+    public static func persistedDefault() -> String { "" }
+    public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> String { if case .string(let v) = s.value { v } else { "" } }
+    public func toStored(_ c: StoredContext) -> StoredValue { StoredValue(.string(self)) }
+}
+
+extension Data: PersistableValue {
+    public static var persistedType: PersistedTypeInfo { .init(.data) }
+    public static func persistedDefault() -> Data { Data() }
+    public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> Data { if case .data(let v) = s.value { v } else { Data() } }
+    public func toStored(_ c: StoredContext) -> StoredValue { StoredValue(.data(self)) }
+}
+
+extension Date: PersistableValue {
+    public static var persistedType: PersistedTypeInfo { .init(.date) }
+    /// Realm's default for an unset date: the reference date of the Unix epoch.
+    public static func persistedDefault() -> Date { Date(timeIntervalSince1970: 0) }
+    public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> Date { if case .date(let v) = s.value { v } else { persistedDefault() } }
+    public func toStored(_ c: StoredContext) -> StoredValue { StoredValue(.date(self)) }
+}
+
+extension UUID: PersistableValue {
+    public static var persistedType: PersistedTypeInfo { .init(.uuid) }
+    public static func persistedDefault() -> UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+    public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> UUID { if case .uuid(let v) = s.value { v } else { persistedDefault() } }
+    public func toStored(_ c: StoredContext) -> StoredValue { StoredValue(.uuid(self)) }
+}
+
+extension ObjectId: PersistableValue {
+    public static var persistedType: PersistedTypeInfo { .init(.objectId) }
+    public static func persistedDefault() -> ObjectId { ObjectId() }
+    public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> ObjectId { if case .objectId(let v) = s.value { v } else { ObjectId() } }
+    public func toStored(_ c: StoredContext) -> StoredValue { StoredValue(.objectId(self)) }
+}
+
+extension Decimal128: PersistableValue {
+    public static var persistedType: PersistedTypeInfo { .init(.decimal128) }
+    public static func persistedDefault() -> Decimal128 { 0 }
+    public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> Decimal128 { s.value.decimalValue ?? 0 }
+    public func toStored(_ c: StoredContext) -> StoredValue { StoredValue(.decimal(self)) }
+}
+
+extension Float: PersistableValue {
+    public static var persistedType: PersistedTypeInfo { .init(.float) }
+    public static func persistedDefault() -> Float { 0 }
+    public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> Float { s.value.doubleValue.map(Float.init) ?? 0 }
+    public func toStored(_ c: StoredContext) -> StoredValue { StoredValue(.float(self)) }
+}
+
+extension Double: PersistableValue {
+    public static var persistedType: PersistedTypeInfo { .init(.double) }
+    public static func persistedDefault() -> Double { 0 }
+    public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> Double { s.value.doubleValue ?? 0 }
+    public func toStored(_ c: StoredContext) -> StoredValue { StoredValue(.double(self)) }
+}
+
+/// Integers of every width are stored as 64-bit integers.
+public protocol PersistableInteger: PersistableValue, FixedWidthInteger {}
+
+extension PersistableInteger {
+    public static var persistedType: PersistedTypeInfo { .init(.int) }
+    public static func persistedDefault() -> Self { 0 }
+    public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> Self {
+        if case .int(let v) = s.value { return Self(truncatingIfNeeded: v) }
+        return 0
+    }
+    public func toStored(_ c: StoredContext) -> StoredValue { StoredValue(.int(Int64(self))) }
+}
+
+extension Int: PersistableInteger {}
+extension Int8: PersistableInteger {}
+extension Int16: PersistableInteger {}
+extension Int32: PersistableInteger {}
+extension Int64: PersistableInteger {}
+
+// MARK: - Optionals
+
+extension Optional: PersistableValue where Wrapped: PersistableValue {
+    public static var persistedType: PersistedTypeInfo {
+        let inner = Wrapped.persistedType
+        return .init(inner.type, optional: true, objectType: inner.objectType, collection: inner.collection)
+    }
+    public static func persistedDefault() -> Wrapped? { nil }
+    public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> Wrapped? {
+        s.value.isNull ? nil : Wrapped.fromStored(s, c)
+    }
+    public func toStored(_ c: StoredContext) -> StoredValue {
+        switch self {
+        case .none: StoredValue(.null)
+        case .some(let w): w.toStored(c)
+        }
+    }
+}
+
+// MARK: - Enums
+
+/// An enum that can be persisted through its raw value.
+///
+/// ```swift
+/// enum Size: Int, PersistableEnum { case small, large }
+/// final class Dog: Object { @Persisted var size: Size }
+/// ```
+/// An unset property holds the first case.
+public protocol PersistableEnum: PersistableValue, RawRepresentable, CaseIterable, Hashable
+where RawValue: PersistableValue {}
+
+extension PersistableEnum {
+    public static var persistedType: PersistedTypeInfo { RawValue.persistedType }
+    public static func persistedDefault() -> Self { allCases.first! }
+    public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> Self {
+        let raw = RawValue.fromStored(s, c)
+        guard let value = Self(rawValue: raw) else {
+            shoalPrecondition(ShoalError(.invalidValue, "Stored value '\(raw)' is not a valid raw value of \(Self.self)."))
+        }
+        return value
+    }
+    public func toStored(_ c: StoredContext) -> StoredValue { rawValue.toStored(c) }
+}

@@ -1,0 +1,102 @@
+public import Foundation
+import Synchronization
+
+extension Realm {
+    /// How a ``Realm`` is opened: where it lives, which classes it holds,
+    /// whether it may be written.
+    ///
+    /// ```swift
+    /// var config = Realm.Configuration(inMemoryIdentifier: "demo")
+    /// config.objectTypes = [Person.self, Dog.self]
+    /// let realm = try Realm(configuration: config)
+    /// ```
+    ///
+    /// - Note: Differs from Realm: `objectTypes` should be set. Linux has no
+    ///   Objective-C runtime to list every `Object` subclass, so a
+    ///   configuration without `objectTypes` holds no classes, and using a
+    ///   class it does not hold stops with a message naming the class.
+    public struct Configuration: Sendable {
+        private var storedFileURL: URL?
+        private var storedInMemoryIdentifier: String?
+
+        /// The database's location on disk. Setting it clears ``inMemoryIdentifier``.
+        public var fileURL: URL? {
+            get { storedFileURL }
+            set {
+                storedFileURL = newValue
+                if newValue != nil { storedInMemoryIdentifier = nil }
+            }
+        }
+
+        /// A name for a database held only in memory, shared by every Realm
+        /// opened with it in this process until the last one is released.
+        /// Setting it clears ``fileURL``.
+        public var inMemoryIdentifier: String? {
+            get { storedInMemoryIdentifier }
+            set {
+                storedInMemoryIdentifier = newValue
+                if newValue != nil { storedFileURL = nil }
+            }
+        }
+
+        /// Whether the Realm refuses writes.
+        public var readOnly: Bool
+        /// The version of the declared schema, compared with the stored one on open.
+        public var schemaVersion: UInt64
+        /// The object classes the Realm holds.
+        public var objectTypes: [Object.Type]?
+        /// Whether to delete the stored data when the schema needs a migration.
+        public var deleteRealmIfMigrationNeeded: Bool
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - fileURL: where the database lives; ignored when `inMemoryIdentifier` is set.
+        ///   - inMemoryIdentifier: a name for an in-memory database.
+        ///   - readOnly: whether writes are refused.
+        ///   - schemaVersion: the declared schema's version.
+        ///   - deleteRealmIfMigrationNeeded: whether to discard data on a schema change.
+        ///   - objectTypes: the classes the Realm holds.
+        public init(
+            fileURL: URL? = Configuration.defaultFileURL, inMemoryIdentifier: String? = nil, readOnly: Bool = false,
+            schemaVersion: UInt64 = 0, deleteRealmIfMigrationNeeded: Bool = false, objectTypes: [Object.Type]? = nil
+        ) {
+            self.storedFileURL = inMemoryIdentifier == nil ? fileURL : nil
+            self.storedInMemoryIdentifier = inMemoryIdentifier
+            self.readOnly = readOnly
+            self.schemaVersion = schemaVersion
+            self.deleteRealmIfMigrationNeeded = deleteRealmIfMigrationNeeded
+            self.objectTypes = objectTypes
+        }
+
+        /// `default.realm` in the current directory.
+        public static var defaultFileURL: URL {
+            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("default.realm")
+        }
+
+        private static let defaultStorage = Mutex(Configuration())
+
+        /// The configuration `Realm()` uses.
+        public static var defaultConfiguration: Configuration {
+            get { defaultStorage.withLock { $0 } }
+            set { defaultStorage.withLock { $0 = newValue } }
+        }
+
+        /// The key under which Realms with this configuration share one store.
+        var storeIdentifier: String {
+            if let id = inMemoryIdentifier { return "memory:\(id)" }
+            return "file:" + (fileURL ?? Self.defaultFileURL).standardizedFileURL.path
+        }
+    }
+
+    /// What `add` and `create` do when an object with the same primary key exists.
+    public enum UpdatePolicy: Int, Sendable {
+        /// Stop with a duplicate primary key error.
+        case error = 1
+        /// Update the properties whose values differ.
+        case modified = 3
+        /// Update every property given.
+        /// - Note: Differs from Realm: writing a property's current value is
+        ///   not a change in Shoal, so `.all` and `.modified` record the same changes.
+        case all = 2
+    }
+}

@@ -1,0 +1,144 @@
+public import Foundation
+
+/// A value a Realm collection can hold: any persistable type.
+public typealias RealmCollectionValue = PersistableValue
+
+/// The interface shared by ``Results``, ``List``, ``MutableSet`` and
+/// ``LinkingObjects`` (and erased by ``AnyRealmCollection``).
+///
+/// ```swift
+/// func names(_ dogs: some RealmCollection<Dog>) -> [String] { dogs.map(\.name) }
+/// ```
+public protocol RealmCollection<Element>: RandomAccessCollection, CustomStringConvertible
+where Index == Int, Element: RealmCollectionValue {
+    /// The Realm managing the collection, or `nil` when unmanaged.
+    var realm: Realm? { get }
+    /// Whether the collection can no longer be used (its owner was deleted,
+    /// or its Realm invalidated).
+    var isInvalidated: Bool { get }
+    /// Whether the collection is pinned to one version.
+    var isFrozen: Bool { get }
+    /// A frozen copy pinned at the current version, usable from any thread.
+    func freeze() -> Self
+    /// The live version of a frozen collection for the calling thread, or
+    /// `nil` when its owner was deleted since.
+    func thaw() -> Self?
+    /// The position of an object or value, or `nil`.
+    func index(of object: Element) -> Int?
+    /// The elements at the given positions, in ascending order.
+    func objects(at indexes: IndexSet) -> [Element]
+}
+
+/// The shared implementation of the collection kinds that hold elements in
+/// order: each kind supplies its current elements in stored form.
+protocol RealmCollectionImpl: RealmCollection {
+    /// The Realm instance of a managed collection; `nil` when unmanaged.
+    var managedInstance: RealmInstance? { get }
+    /// The current elements in stored form (managed collections only).
+    func storedElements() -> [Value]
+    /// The elements of an unmanaged collection.
+    var unmanagedElements: [Element] { get }
+    /// A description of what the collection is, for ``description``.
+    var kindName: String { get }
+}
+
+extension RealmCollectionImpl {
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    public var count: Int {
+        guard managedInstance != nil else { return unmanagedElements.count }
+        return storedElements().count
+    }
+
+    public subscript(position: Int) -> Element {
+        guard let instance = managedInstance else {
+            checkIndex(position, unmanagedElements.count)
+            return unmanagedElements[position]
+        }
+        let values = storedElements()
+        checkIndex(position, values.count)
+        return Element.fromValue(values[position], instance)
+    }
+
+    public var realm: Realm? { managedInstance.map(Realm.init(instance:)) }
+    public var isFrozen: Bool { managedInstance?.isFrozen ?? false }
+
+    public var first: Element? { isEmpty ? nil : self[0] }
+    public var last: Element? { isEmpty ? nil : self[count - 1] }
+
+    public func index(of object: Element) -> Int? {
+        guard let instance = managedInstance else {
+            return unmanagedElements.firstIndex { $0.toValue(nil) == object.toValue(nil) }
+        }
+        if let object = object as? Object {
+            guard let ref = object.ref else { return nil }
+            ref.checkValid()
+            guard ref.realm.coordinator === instance.coordinator else { return nil }
+        }
+        let value = object.toValue(nil)
+        return storedElements().firstIndex { $0 == value && $0.kindRank == value.kindRank }
+    }
+
+    public func objects(at indexes: IndexSet) -> [Element] {
+        let count = self.count
+        guard indexes.allSatisfy({ $0 >= 0 && $0 < count }) else {
+            shoalPrecondition(ShoalError(.indexOutOfBounds, "Indexes for collection are out of bounds."))
+        }
+        return indexes.map { self[$0] }
+    }
+
+    /// Iterates the elements as they were when iteration began.
+    public func makeIterator() -> RealmCollectionIterator<Element> {
+        guard let instance = managedInstance else { return RealmCollectionIterator(values: [], elements: unmanagedElements, instance: nil) }
+        return RealmCollectionIterator(values: storedElements(), elements: [], instance: instance)
+    }
+
+    public var description: String {
+        let items = self.describedPrefix(100).map { "    [\($0.offset)] \($0.element)" }
+        let body = items.isEmpty ? "" : "\n" + items.joined(separator: "\n") + "\n"
+        return "\(kindName)<\(Element.self)> <\(count) elements> {\(body)}"
+    }
+
+    func checkIndex(_ position: Int, _ count: Int) {
+        if position < 0 {
+            shoalPrecondition(ShoalError(.indexOutOfBounds, "Cannot pass a negative value for 'index'."))
+        }
+        if position >= count {
+            shoalPrecondition(ShoalError(.indexOutOfBounds, "Index \(position) is out of bounds (must be less than \(count))."))
+        }
+    }
+}
+
+extension Sequence {
+    /// Pairs of offsets and elements, for descriptions.
+    fileprivate func describedPrefix(_ n: Int) -> [(offset: Int, element: Element)] {
+        Array(enumerated().lazy.prefix(n).map { ($0.offset, $0.element) })
+    }
+}
+
+/// Iterates a Realm collection over the elements it held when iteration
+/// began: deleting objects inside the loop is safe.
+public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorProtocol {
+    let values: [Value]
+    let elements: [Element]
+    let instance: RealmInstance?
+    var position = 0
+
+    init(values: [Value], elements: [Element], instance: RealmInstance?) {
+        self.values = values
+        self.elements = elements
+        self.instance = instance
+    }
+
+    public mutating func next() -> Element? {
+        if let instance {
+            guard position < values.count else { return nil }
+            defer { position += 1 }
+            return Element.fromValue(values[position], instance)
+        }
+        guard position < elements.count else { return nil }
+        defer { position += 1 }
+        return elements[position]
+    }
+}

@@ -1,0 +1,208 @@
+extension Property {
+    /// The description of one element of a collection property.
+    var elementProperty: Property {
+        Property(name: name, type: type, isOptional: isOptional, collection: .none, objectClassName: objectClassName)
+    }
+}
+
+extension RealmInstance {
+    /// A managed accessor for the object at `link`.
+    func accessor(_ link: Link) -> Object {
+        let type = coordinator.classes[link.table.index]
+        let object = type.init()
+        let ref = ObjectRef(realm: self, table: link.table, key: link.key, generation: generation)
+        object.ref = ref
+        let info = ClassRegistry.info(for: type)
+        if !info.legacyLinkingObjects.isEmpty {
+            let children = ClassRegistry.children(of: object)
+            for (label, property) in info.legacyLinkingObjects {
+                (children.first { $0.label == label }?.value as? any LinkingObjectsDeclaration)?.bind(ref, property: property)
+            }
+        }
+        return object
+    }
+
+    /// The table of a class, or a stop naming the class when the Realm does not hold it.
+    func tableKey(for type: Object.Type) -> TableKey {
+        guard let table = coordinator.tableKey(for: type) else {
+            let name = Object.className(of: type)
+            shoalPrecondition(ShoalError(.unknownObjectType,
+                "Object type '\(name)' is not managed by the Realm. Add '\(name)' to Configuration.objectTypes.",
+                context: ["class": name, "path": coordinator.identifier]))
+        }
+        return table
+    }
+
+    /// The link to `object`, adding it first when it is unmanaged.
+    func linkAdding(_ object: Object, update: Realm.UpdatePolicy) -> Link {
+        if let ref = object.ref {
+            guard ref.realm.coordinator === coordinator else {
+                shoalPrecondition(ShoalError(.wrongRealm,
+                    "Object is already managed by another Realm. Use create instead to copy it into this Realm.",
+                    context: ["class": ref.realm.schema[ref.table].className]))
+            }
+            ref.checkValid()
+            return ref.link
+        }
+        return add(object, update: update)
+    }
+
+    /// Adds an unmanaged object (and, recursively, the unmanaged objects it
+    /// links to), turning it into a managed one.
+    @discardableResult
+    func add(_ object: Object, update: Realm.UpdatePolicy) -> Link {
+        if let ref = object.ref, ref.realm.coordinator === coordinator {
+            ref.checkValid()
+            return ref.link
+        }
+        let tx = requireWrite()
+        let type = Swift.type(of: object)
+        let table = tableKey(for: type)
+        let schema = self.schema[table]
+        var persisted: [Int: any PersistedProperty] = [:]
+        for child in ClassRegistry.children(of: object) {
+            guard let label = child.label, label.hasPrefix("_"), let p = child.value as? any PersistedProperty,
+                let index = schema.indexByName[String(label.dropFirst())]
+            else { continue }
+            persisted[index] = p
+        }
+        let overrides = object.unmanagedOverrides
+        func storedValue(_ index: Int) -> Value {
+            let property = schema.properties[index]
+            if let override = overrides[index] {
+                do {
+                    return try ValueCoercion.value(override, for: property, className: schema.className, realm: self, update: update)
+                } catch { shoalPrecondition(error) }
+            }
+            return persisted[index]?.storedValue(self) ?? .null
+        }
+        let stored = schema.properties.indices.filter { schema.properties[$0].isStored }
+        let isDeferred = { (i: Int) in schema.properties[i].collection != .none || schema.properties[i].type == .object || schema.properties[i].type == .any }
+        var values = [Value](repeating: .null, count: stored.count)
+        for i in stored where !isDeferred(i) { values[i] = storedValue(i) }
+        let key = upsert(tx, table, values: values, given: Set(stored.filter { !isDeferred($0) }), update: update)
+        object.ref = ObjectRef(realm: self, table: table, key: key, generation: generation)
+        object.unmanagedOverrides = [:]
+        do {
+            for i in stored where isDeferred(i) && schema.properties[i].collection == .none {
+                try tx.set(table, key, i, storedValue(i))
+            }
+            for i in stored where schema.properties[i].collection != .none {
+                let slot = ManagedSlot(ref: object.ref!, property: i)
+                if let override = overrides[i] {
+                    try replaceCollection(slot, with: override, update: update)
+                } else {
+                    persisted[i]?.copyCollection(to: slot)
+                }
+            }
+        } catch { shoalPrecondition(error) }
+        return Link(table: table, key: key)
+    }
+
+    /// Inserts a new object, or with an update policy updates the one with
+    /// the same primary key, setting only the `given` properties.
+    private func upsert(_ tx: WriteTransaction, _ table: TableKey, values: [Value], given: Set<Int>, update: Realm.UpdatePolicy) -> ObjectKey {
+        let schema = self.schema[table]
+        do {
+            if update != .error {
+                guard let pk = schema.primaryKeyIndex else {
+                    throw ShoalError(.missingPrimaryKey,
+                        "'\(schema.className)' does not have a primary key and can not be updated",
+                        context: ["class": schema.className])
+                }
+                if let existing = tx.working.object(table, primaryKey: values[pk]) {
+                    for i in given.sorted() where i != pk { try tx.set(table, existing, i, values[i]) }
+                    return existing
+                }
+            }
+            return try tx.insert(table, values: values)
+        } catch { shoalPrecondition(error) }
+    }
+
+    /// Creates (or with an update policy, updates) an object from a
+    /// dictionary, an array or another object.
+    func create(_ table: TableKey, value: Any, update: Realm.UpdatePolicy) throws(ShoalError) -> Link {
+        let tx = requireWrite()
+        let schema = self.schema[table]
+        let info = ClassRegistry.info(for: coordinator.classes[table.index])
+        var given: [Int: Any?] = [:]
+        for (index, item) in Object.namedValues(value, schema: schema) where schema.properties[index].isStored {
+            given[index] = item
+        }
+        var values = info.defaults
+        var scalarGiven: Set<Int> = []
+        for (i, item) in given where schema.properties[i].collection == .none && schema.properties[i].type != .object {
+            values[i] = try ValueCoercion.value(item, for: schema.properties[i], className: schema.className, realm: self, update: update)
+            scalarGiven.insert(i)
+        }
+        if let pk = schema.primaryKeyIndex, given[pk] == nil, update != .error,
+            !schema.properties[pk].isOptional
+        {
+            throw ShoalError(.missingPrimaryKey, "Missing value for primary key property '\(schema.className).\(schema.properties[pk].name)'.",
+                context: ["class": schema.className])
+        }
+        let key = upsert(tx, table, values: values, given: scalarGiven, update: update)
+        let ref = ObjectRef(realm: self, table: table, key: key, generation: generation)
+        for (i, item) in given.sorted(by: { $0.key < $1.key }) {
+            let property = schema.properties[i]
+            if property.collection != .none {
+                try replaceCollection(ManagedSlot(ref: ref, property: i), with: item, update: update)
+            } else if property.type == .object {
+                let link = try ValueCoercion.value(item, for: property, className: schema.className, realm: self, update: update)
+                try tx.set(table, key, i, link)
+            }
+        }
+        return ref.link
+    }
+
+    /// Replaces the contents of a managed list, set or map with the elements of `value`.
+    func replaceCollection(_ slot: ManagedSlot, with value: Any?, update: Realm.UpdatePolicy) throws(ShoalError) {
+        let tx = requireModification()
+        let property = slot.schemaProperty
+        let (t, k, p) = (slot.ref.table, slot.ref.key, slot.property)
+        let className = schema[t].className
+        try tx.collectionClear(t, k, p)
+        if property.collection == .map {
+            for (key, item) in try ValueCoercion.entries(value, name: slot.qualifiedName) {
+                let v = try ValueCoercion.value(item, for: property.elementProperty, className: className, realm: self, update: update)
+                try tx.mapSet(t, k, p, key: key, v)
+            }
+            return
+        }
+        for item in try ValueCoercion.elements(value, name: slot.qualifiedName) {
+            let v = try ValueCoercion.value(item, for: property.elementProperty, className: className, realm: self, update: update)
+            if property.collection == .list {
+                try tx.listInsert(t, k, p, v, at: tx.working.list(t, k, p).count)
+            } else {
+                try tx.setInsert(t, k, p, v)
+            }
+        }
+    }
+
+    /// Sets a managed property from a dynamic value (the by-name subscript).
+    func setProperty(_ slot: ManagedSlot, from value: Any?) {
+        let property = slot.schemaProperty
+        do {
+            if property.collection != .none {
+                try replaceCollection(slot, with: value, update: .error)
+            } else {
+                let v = try ValueCoercion.value(value, for: property, className: schema[slot.ref.table].className, realm: self, update: .error)
+                let tx = requireModification()
+                try tx.set(slot.ref.table, slot.ref.key, slot.property, v)
+            }
+        } catch { shoalPrecondition(error) }
+    }
+
+    /// Deletes a managed object of this Realm.
+    func delete(_ object: Object) {
+        let tx = requireWrite()
+        guard let ref = object.ref else {
+            shoalPrecondition(ShoalError(.wrongRealm, "Can only delete an object from the Realm it belongs to."))
+        }
+        guard ref.realm.coordinator === coordinator else {
+            shoalPrecondition(ShoalError(.wrongRealm, "Can only delete an object from the Realm it belongs to."))
+        }
+        ref.checkValid()
+        do { try tx.delete(ref.table, ref.key) } catch { shoalPrecondition(error) }
+    }
+}

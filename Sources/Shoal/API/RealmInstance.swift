@@ -1,0 +1,157 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The per-thread (or frozen) state behind a ``Realm`` value: which version it
+/// reads, and its write transaction if one is open.
+///
+/// Live instances are confined to the thread that opened them and cached per
+/// thread, so two `Realm(configuration:)` calls on one thread share one
+/// instance, as in Realm. Frozen instances pin one immutable snapshot and may
+/// be used from any thread.
+final class RealmInstance {
+    let configuration: Realm.Configuration
+    let coordinator: RealmCoordinator
+    let isFrozen: Bool
+    private let thread: pthread_t
+    /// The version this Realm reads outside a write transaction.
+    private(set) var snapshot: Snapshot
+    private(set) var transaction: WriteTransaction?
+    /// Bumped by `invalidate()`: accessors from an earlier generation are invalid.
+    private(set) var generation = 0
+    /// Bumped whenever the visible state may have changed (refresh, commit,
+    /// cancel, and every op of a write), so collections can cache per state.
+    private var stateStamp: UInt64 = 0
+
+    init(configuration: Realm.Configuration, coordinator: RealmCoordinator, snapshot: Snapshot, frozen: Bool) {
+        self.configuration = configuration
+        self.coordinator = coordinator
+        self.snapshot = snapshot
+        self.isFrozen = frozen
+        self.thread = pthread_self()
+    }
+
+    /// An identifier of the visible state: changes whenever what this Realm
+    /// shows may have changed.
+    var stateVersion: (UInt64, Int) { (stateStamp, transaction?.changeCount ?? -1) }
+
+    /// The snapshot reads see: the write transaction's working state inside a
+    /// write, the read version otherwise.
+    var current: Snapshot {
+        if let transaction { return transaction.working }
+        return snapshot
+    }
+
+    var schema: Schema { coordinator.schema }
+
+    func verifyThread() {
+        if !isFrozen && pthread_equal(thread, pthread_self()) == 0 {
+            shoalPrecondition(ShoalError(.wrongThread, "Realm accessed from incorrect thread.",
+                context: ["path": coordinator.identifier]))
+        }
+    }
+
+    // MARK: Versions
+
+    /// Moves to the latest committed version. Returns whether the version changed.
+    @discardableResult
+    func refresh() -> Bool {
+        guard !isFrozen, transaction == nil else { return false }
+        let latest = coordinator.latest
+        guard latest.version != snapshot.version else { return false }
+        snapshot = latest
+        stateStamp &+= 1
+        return true
+    }
+
+    func invalidate() {
+        if transaction != nil { cancelWrite() }
+        generation += 1
+        stateStamp &+= 1
+        if !isFrozen { snapshot = coordinator.latest }
+    }
+
+    // MARK: Writes
+
+    func beginWrite() throws(ShoalError) {
+        verifyThread()
+        if isFrozen { throw ShoalError(.writeOnFrozenRealm, "Can't perform transactions on a frozen Realm", context: ["path": coordinator.identifier]) }
+        if configuration.readOnly {
+            throw ShoalError(.writeOnReadOnlyRealm, "Can't perform transactions on a read-only Realm.", context: ["path": coordinator.identifier])
+        }
+        if transaction != nil {
+            throw ShoalError(.alreadyInWriteTransaction, "The Realm is already in a write transaction", context: ["path": coordinator.identifier])
+        }
+        let base = coordinator.beginWrite()
+        snapshot = base
+        transaction = WriteTransaction(base: base)
+        stateStamp &+= 1
+    }
+
+    func commitWrite() throws(ShoalError) {
+        verifyThread()
+        guard let transaction else {
+            throw ShoalError(.notInWriteTransaction, "Can't commit a non-existing write transaction", context: ["path": coordinator.identifier])
+        }
+        snapshot = coordinator.commit(transaction)
+        self.transaction = nil
+        stateStamp &+= 1
+    }
+
+    func cancelWrite() {
+        verifyThread()
+        guard transaction != nil else {
+            shoalPrecondition(ShoalError(.notInWriteTransaction, "Can't cancel a non-existing write transaction"))
+        }
+        coordinator.cancelWrite()
+        transaction = nil
+        stateStamp &+= 1
+    }
+
+    /// The open write transaction, or a stop with Realm's message naming what was attempted.
+    func requireWrite(_ what: @autoclosure () -> String = "") -> WriteTransaction {
+        verifyThread()
+        guard let transaction else {
+            if isFrozen {
+                shoalPrecondition(ShoalError(.writeOnFrozenRealm, "Attempting to modify a frozen object - call thaw on the Object instance first."))
+            }
+            let detail = what()
+            shoalPrecondition(ShoalError(.notInWriteTransaction,
+                "Can only add, remove, or create objects in a Realm in a write transaction - call beginWriteTransaction on an RLMRealm instance first."
+                    + (detail.isEmpty ? "" : " (\(detail))")))
+        }
+        return transaction
+    }
+
+    // MARK: Per-thread cache
+
+    private final class Cache {
+        var instances: [String: WeakInstance] = [:]
+    }
+
+    private struct WeakInstance {
+        weak var value: RealmInstance?
+    }
+
+    private static let cacheKey = "io.shoal.realm-instances"
+
+    /// The live instance for `coordinator` on the calling thread, created if needed.
+    static func live(configuration: Realm.Configuration, coordinator: RealmCoordinator) -> RealmInstance {
+        let dictionary = Thread.current.threadDictionary
+        let cache: Cache
+        if let existing = dictionary[cacheKey] as? Cache {
+            cache = existing
+        } else {
+            cache = Cache()
+            dictionary[cacheKey] = cache
+        }
+        if let instance = cache.instances[coordinator.identifier]?.value { return instance }
+        let instance = RealmInstance(configuration: configuration, coordinator: coordinator, snapshot: coordinator.latest, frozen: false)
+        cache.instances[coordinator.identifier] = WeakInstance(value: instance)
+        return instance
+    }
+}

@@ -1,0 +1,112 @@
+import Synchronization
+
+/// The objects of a class that match a query, live: every read reflects the
+/// Realm's current version, including the open write transaction.
+///
+/// ```swift
+/// let dogs = realm.objects(Dog.self)
+/// dogs.count
+/// dogs.first?.name
+/// for dog in dogs { print(dog.name) }   // the dogs that matched when the loop began
+/// ```
+///
+/// Results are evaluated lazily, at most once per version however many
+/// times `count` or the subscript are used.
+///
+/// ## Topics
+/// ### Reading
+/// - ``count``
+/// - ``subscript(_:)``
+/// - ``first``
+/// - ``last``
+/// ### Versions
+/// - ``freeze()``
+/// - ``thaw()``
+public struct Results<Element: RealmCollectionValue>: RealmCollectionImpl, @unchecked Sendable {
+    public typealias Index = Int
+    public typealias Iterator = RealmCollectionIterator<Element>
+    public typealias SubSequence = Slice<Self>
+    public typealias Indices = Range<Int>
+
+    // Safe because: live results check their Realm's thread on every read;
+    // frozen results read an immutable snapshot, and the cache is locked.
+    let instance: RealmInstance
+    let table: TableKey
+    let source: Source
+    let generation: Int
+    private let cache = ResultsCache()
+
+    /// Where the results' objects come from.
+    enum Source {
+        /// Every object of the table, in key order.
+        case table
+    }
+
+    init(instance: RealmInstance, table: TableKey, source: Source) {
+        self.instance = instance
+        self.table = table
+        self.source = source
+        self.generation = instance.generation
+    }
+
+    var managedInstance: RealmInstance? { instance }
+    var unmanagedElements: [Element] { [] }
+    var kindName: String { "Results" }
+
+    func storedElements() -> [Value] {
+        instance.verifyThread()
+        if generation != instance.generation {
+            shoalPrecondition(ShoalError(.objectInvalidated, "Access to invalidated Results objects"))
+        }
+        let state = instance.stateVersion
+        return cache.values(for: state) {
+            let table = instance.current.tables[self.table.index]
+            return table.liveKeys.map { .link(Link(table: self.table, key: $0)) }
+        }
+    }
+
+    /// The number of objects. O(1) for all objects of a class.
+    public var count: Int {
+        instance.verifyThread()
+        switch source {
+        case .table:
+            if generation != instance.generation {
+                shoalPrecondition(ShoalError(.objectInvalidated, "Access to invalidated Results objects"))
+            }
+            return instance.current.tables[table.index].count
+        }
+    }
+
+    /// Whether the Realm was invalidated since the results were made.
+    public var isInvalidated: Bool { generation != instance.generation }
+
+    /// Frozen results pinned at the Realm's current version.
+    public func freeze() -> Results {
+        if instance.isFrozen { return self }
+        let frozen = Realm(instance: instance).freeze()
+        return Results(instance: frozen.instance, table: table, source: source)
+    }
+
+    /// Live results for the calling thread's Realm; they re-evaluate at its version.
+    public func thaw() -> Results? {
+        if !instance.isFrozen { return self }
+        let live = RealmInstance.live(configuration: instance.configuration, coordinator: instance.coordinator)
+        return Results(instance: live, table: table, source: source)
+    }
+}
+
+/// The evaluated elements of a `Results`, kept for one visible state.
+final class ResultsCache: Sendable {
+    private struct Entry {
+        var state: (UInt64, Int)
+        var values: [Value]
+    }
+    private let entry = Mutex<Entry?>(nil)
+
+    func values(for state: (UInt64, Int), compute: () -> [Value]) -> [Value] {
+        if let hit = entry.withLock({ $0 }), hit.state == state { return hit.values }
+        let values = compute()
+        entry.withLock { $0 = Entry(state: state, values: values) }
+        return values
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+/// Something confined to the thread of its live Realm: objects and collections.
+public protocol ThreadConfined {
+    /// The Realm managing it, or `nil` when unmanaged.
+    var realm: Realm? { get }
+    /// Whether it can no longer be used.
+    var isInvalidated: Bool { get }
+    /// Whether it is pinned to one version.
+    var isFrozen: Bool { get }
+}
+
+extension Object: ThreadConfined {}
+extension Results: ThreadConfined {}
+extension List: ThreadConfined {}
+
+/// Hands a live object or collection to another thread.
+///
+/// ```swift
+/// let ref = ThreadSafeReference(to: dog)
+/// Thread.detachNewThread {
+///     let realm = try! Realm(configuration: config)
+///     let dog = realm.resolve(ref)
+/// }
+/// ```
+/// A reference resolves once; resolving it again returns `nil`.
+public final class ThreadSafeReference<Confined: ThreadConfined>: @unchecked Sendable {
+    // Safe because: the handle holds only keys and the coordinator (Sendable);
+    // `resolved` is guarded by the handle lock.
+    private let handle: ThreadSafeHandle
+    private let lock = Locked(())
+    private var resolved = false
+
+    /// Creates a reference to a managed object, results or list.
+    ///
+    /// Stops for unmanaged values, as Realm does.
+    public init(to value: Confined) {
+        guard let resolvable = value as? any ThreadSafeResolvable, let handle = resolvable.threadSafeHandle() else {
+            shoalPrecondition(ShoalError(.unsupported, "Cannot construct reference to unmanaged object, which can be passed across threads directly"))
+        }
+        self.handle = handle
+    }
+
+    func take() -> ThreadSafeHandle? {
+        lock.withLock { _ in
+            if resolved { return nil }
+            resolved = true
+            return handle
+        }
+    }
+}
+
+extension Realm {
+    /// The value a reference points at, in this Realm, or `nil` if it was
+    /// deleted or the reference was already resolved. Advances this Realm to
+    /// at least the version the reference was made at.
+    public func resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>) -> Confined? {
+        instance.verifyThread()
+        guard let handle = reference.take() else { return nil }
+        guard handle.coordinator === instance.coordinator else {
+            shoalPrecondition(ShoalError(.wrongRealm, "Cannot resolve a thread safe reference in a Realm of a different database."))
+        }
+        if instance.current.version < handle.version { instance.refresh() }
+        return handle.resolve(in: instance) as? Confined
+    }
+}
+
+struct ThreadSafeHandle: Sendable {
+    enum Target: Sendable {
+        case object(Link)
+        case results(TableKey, resultsType: any ResultsFactory.Type)
+        case list(Link, property: Int, listType: any ListFactory.Type)
+    }
+    let coordinator: RealmCoordinator
+    let version: UInt64
+    let target: Target
+
+    func resolve(in instance: RealmInstance) -> Any? {
+        switch target {
+        case .object(let link):
+            return instance.current.isAlive(link.table, link.key) ? instance.accessor(link) : nil
+        case .results(let table, let type):
+            return type.make(instance: instance, table: table)
+        case .list(let link, let property, let type):
+            guard instance.current.isAlive(link.table, link.key) else { return nil }
+            let ref = ObjectRef(realm: instance, table: link.table, key: link.key, generation: instance.generation)
+            return type.make(slot: ManagedSlot(ref: ref, property: property))
+        }
+    }
+}
+
+protocol ThreadSafeResolvable {
+    func threadSafeHandle() -> ThreadSafeHandle?
+}
+
+protocol ResultsFactory: Sendable {
+    static func make(instance: RealmInstance, table: TableKey) -> Any
+}
+
+protocol ListFactory: Sendable {
+    static func make(slot: ManagedSlot) -> Any
+}
+
+extension Object: ThreadSafeResolvable {
+    func threadSafeHandle() -> ThreadSafeHandle? {
+        guard let ref else { return nil }
+        ref.checkValid()
+        return ThreadSafeHandle(coordinator: ref.realm.coordinator, version: ref.realm.current.version, target: .object(ref.link))
+    }
+}
+
+extension Results: ThreadSafeResolvable, ResultsFactory {
+    func threadSafeHandle() -> ThreadSafeHandle? {
+        ThreadSafeHandle(coordinator: instance.coordinator, version: instance.current.version,
+            target: .results(table, resultsType: Results.self))
+    }
+    static func make(instance: RealmInstance, table: TableKey) -> Any {
+        Results(instance: instance, table: table, source: .table)
+    }
+}
+
+extension List: ThreadSafeResolvable, ListFactory {
+    func threadSafeHandle() -> ThreadSafeHandle? {
+        guard let slot else { return nil }
+        slot.ref.checkValid()
+        return ThreadSafeHandle(coordinator: slot.ref.realm.coordinator, version: slot.ref.realm.current.version,
+            target: .list(slot.ref.link, property: slot.property, listType: List.self))
+    }
+    static func make(slot: ManagedSlot) -> Any { List(slot: slot) }
+}
+

@@ -1,0 +1,177 @@
+import OrderedCollections
+/// The state of one write transaction: the snapshot it started from, the
+/// working snapshot with its changes applied, and the change record.
+///
+/// Every mutation is turned into primitive ``ChangeOp``s, each appended to
+/// the record and applied to the working snapshot with ``Snapshot/apply(_:)``,
+/// the same function replay uses; so at commit the working snapshot is, by
+/// construction, `base.applying(record)`.
+final class WriteTransaction {
+    let base: Snapshot
+    private(set) var working: Snapshot
+    private(set) var record: ChangeRecord
+    /// Incremented on every op, so that cached query results can tell that
+    /// the working state changed.
+    private(set) var changeCount = 0
+
+    init(base: Snapshot) {
+        self.base = base
+        self.working = base
+        self.record = ChangeRecord(baseVersion: base.version)
+    }
+
+    private func emit(_ op: ChangeOp) {
+        working.apply(op)
+        record.ops.append(op)
+        changeCount += 1
+    }
+
+    private func objectSchema(_ t: TableKey) -> ObjectSchema { working.schema[t] }
+
+    private func checkAlive(_ t: TableKey, _ k: ObjectKey) throws(ShoalError) {
+        guard working.isAlive(t, k) else {
+            throw ShoalError(.objectInvalidated, "Object has been deleted or invalidated.",
+                context: ["class": objectSchema(t).className, "key": "\(k.rawValue)"])
+        }
+    }
+
+    // MARK: Objects
+
+    /// Creates an object with the given stored values and returns its key.
+    /// - Throws: `duplicatePrimaryKey` when the primary key is taken.
+    func insert(_ t: TableKey, values: [Value]) throws(ShoalError) -> ObjectKey {
+        let schema = objectSchema(t)
+        if let pk = schema.primaryKeyIndex {
+            let value = values[pk]
+            if working.object(t, primaryKey: value) != nil {
+                throw ShoalError(.duplicatePrimaryKey,
+                    "Attempting to create an object of type '\(schema.className)' with an existing primary key value '\(value.displayString)'.",
+                    context: ["class": schema.className, "property": schema.properties[pk].name, "value": value.displayString])
+            }
+        }
+        let key = working.tables[t.index].nextKey
+        emit(.insert(t, key, values))
+        return key
+    }
+
+    /// Sets a single-valued property. Writing the current value is not a
+    /// change: nothing is recorded.
+    /// - Throws: `primaryKeyChange` when `property` is the primary key and the value differs.
+    func set(_ t: TableKey, _ k: ObjectKey, _ property: Int, _ value: Value) throws(ShoalError) {
+        try checkAlive(t, k)
+        let old = working.value(t, k, property)
+        if old == value && old.kindRank == value.kindRank && old.kindName == value.kindName { return }
+        let p = objectSchema(t).properties[property]
+        if p.isPrimary {
+            throw ShoalError(.primaryKeyChange,
+                "Primary key can't be changed after an object is inserted: '\(objectSchema(t).className).\(p.name)' from '\(old.displayString)' to '\(value.displayString)'.",
+                context: ["class": objectSchema(t).className, "property": p.name])
+        }
+        emit(.set(t, k, property: property, value))
+    }
+
+    /// Deletes an object, first removing every link that points at it
+    /// (to-one links become null; lists, sets and maps drop it).
+    func delete(_ t: TableKey, _ k: ObjectKey) throws(ShoalError) {
+        try checkAlive(t, k)
+        let target = Value.link(Link(table: t, key: k))
+        while let backlink = working.tables[t.index].backlinks[k.slot].last {
+            let (ot, ok, op) = (backlink.origin, backlink.key, backlink.property)
+            let table = working.tables[ot.index]
+            if let lists = table.lists[op] {
+                if let i = lists[ok.slot].lastIndex(of: target) { emit(.listRemove(ot, ok, property: op, index: i)) }
+            } else if table.sets[op] != nil {
+                emit(.setRemove(ot, ok, property: op, target))
+            } else if let maps = table.maps[op] {
+                if let entry = maps[ok.slot].elements.last(where: { $0.value == target }) { emit(.mapRemove(ot, ok, property: op, key: entry.key)) }
+            } else {
+                emit(.set(ot, ok, property: op, .null))
+            }
+        }
+        emit(.delete(t, k))
+    }
+
+    /// Deletes every object of every table.
+    func deleteAll() throws(ShoalError) {
+        for table in working.tables {
+            for key in working.tables[table.key.index].liveKeys { try delete(table.key, key) }
+        }
+    }
+
+    // MARK: Collections
+
+    func listInsert(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ value: Value, at index: Int) throws(ShoalError) {
+        try checkAlive(t, k)
+        let count = working.list(t, k, p).count
+        try checkIndex(index, count + 1, t, p)
+        emit(.listInsert(t, k, property: p, index: index, value))
+    }
+
+    func listSet(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ value: Value, at index: Int) throws(ShoalError) {
+        try checkAlive(t, k)
+        let list = working.list(t, k, p)
+        try checkIndex(index, list.count, t, p)
+        if list[index] == value && list[index].kindName == value.kindName { return }
+        emit(.listSet(t, k, property: p, index: index, value))
+    }
+
+    func listRemove(_ t: TableKey, _ k: ObjectKey, _ p: Int, at index: Int) throws(ShoalError) {
+        try checkAlive(t, k)
+        try checkIndex(index, working.list(t, k, p).count, t, p)
+        emit(.listRemove(t, k, property: p, index: index))
+    }
+
+    func listMove(_ t: TableKey, _ k: ObjectKey, _ p: Int, from: Int, to: Int) throws(ShoalError) {
+        try checkAlive(t, k)
+        let count = working.list(t, k, p).count
+        try checkIndex(from, count, t, p)
+        try checkIndex(to, count, t, p)
+        if from != to { emit(.listMove(t, k, property: p, from: from, to: to)) }
+    }
+
+    func setInsert(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ value: Value) throws(ShoalError) {
+        try checkAlive(t, k)
+        if !working.set(t, k, p).contains(value) { emit(.setInsert(t, k, property: p, value)) }
+    }
+
+    func setRemove(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ value: Value) throws(ShoalError) {
+        try checkAlive(t, k)
+        if working.set(t, k, p).contains(value) { emit(.setRemove(t, k, property: p, value)) }
+    }
+
+    func mapSet(_ t: TableKey, _ k: ObjectKey, _ p: Int, key: String, _ value: Value) throws(ShoalError) {
+        try checkAlive(t, k)
+        if let old = working.map(t, k, p)[key], old == value, old.kindName == value.kindName { return }
+        emit(.mapSet(t, k, property: p, key: key, value))
+    }
+
+    func mapRemove(_ t: TableKey, _ k: ObjectKey, _ p: Int, key: String) throws(ShoalError) {
+        try checkAlive(t, k)
+        if working.map(t, k, p)[key] != nil { emit(.mapRemove(t, k, property: p, key: key)) }
+    }
+
+    func collectionClear(_ t: TableKey, _ k: ObjectKey, _ p: Int) throws(ShoalError) {
+        try checkAlive(t, k)
+        if !working.collectionElements(t, k, p).isEmpty || !working.map(t, k, p).isEmpty {
+            emit(.collectionClear(t, k, property: p))
+        }
+    }
+
+    private func checkIndex(_ index: Int, _ count: Int, _ t: TableKey, _ p: Int) throws(ShoalError) {
+        guard index >= 0 && index < count else {
+            let name = "\(objectSchema(t).className).\(objectSchema(t).properties[p].name)"
+            throw ShoalError(.indexOutOfBounds, "Index \(index) is out of bounds (must be less than \(count)) in '\(name)'.",
+                context: ["property": name, "index": "\(index)"])
+        }
+    }
+}
+
+extension Value {
+    /// The value as a user would write it in a message.
+    var displayString: String {
+        switch self {
+        case .string(let s): s
+        default: description
+        }
+    }
+}
