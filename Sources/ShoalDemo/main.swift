@@ -1,2 +1,49 @@
+// A tour of Shoal: the example from the README, run end to end.
+import Foundation
 import Shoal
-print("Shoal demo")
+
+final class Person: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var name: String
+    @Persisted var dogs: List<Dog>
+}
+
+final class Dog: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var name = ""
+    @Persisted(indexed: true) var age: Int
+    @Persisted var tags: MutableSet<String>
+    @Persisted var scores: Map<String, Double>
+    @Persisted var owner: Person?
+    @Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>
+}
+
+var config = Realm.Configuration(inMemoryIdentifier: "demo")
+config.objectTypes = [Person.self, Dog.self]
+let realm = try Realm(configuration: config)
+try realm.write {
+    let rex = Dog()
+    rex.id = 1
+    rex.name = "Rex"
+    rex.age = 3
+    let p = realm.create(Person.self, value: ["id": 7, "name": "Ann"])
+    p.dogs.append(rex)
+    rex.tags.insert("good")
+    rex.scores["fetch"] = 9.5
+}
+let dogs = realm.objects(Dog.self)
+print("dogs.count =", dogs.count)
+print("dogs[0].name =", dogs[0].name)
+print("first =", dogs.first?.name ?? "nil", " last =", dogs.last?.name ?? "nil")
+print("owner via backlink =", realm.object(ofType: Dog.self, forPrimaryKey: 1)?.owners.first?.name ?? "nil")
+let frozen = dogs.freeze()
+try realm.write { realm.create(Dog.self, value: ["id": 2, "name": "Fido", "age": 5]) }
+print("live count =", dogs.count, " frozen count =", frozen.count)
+// Frozen results are Sendable: read them on another thread.
+let done = DispatchSemaphore(value: 0)
+Thread.detachNewThread {
+    print("frozen read on another thread:", frozen.map(\.name))
+    done.signal()
+}
+done.wait()
+print(dogs[0])

@@ -14,8 +14,13 @@
 /// a deleted object stops the program with "Object has been deleted or
 /// invalidated.", as in Realm.
 ///
-/// Objects are `Sendable` so that frozen ones can cross threads; a live
-/// managed object checks on every use that it is on its Realm's thread.
+/// A live managed object checks on every use that it is on its Realm's
+/// thread. Frozen objects can be read from any thread.
+///
+/// - Note: Differs from Realm: `Object` is not `Sendable` (a subclass would
+///   have to restate an inherited `@unchecked Sendable`). Pass frozen
+///   `Results` (which are `Sendable`), or a ``ThreadSafeReference``, across
+///   isolation boundaries.
 ///
 /// ## Topics
 /// ### State
@@ -27,9 +32,7 @@
 /// ### Dynamic access
 /// - ``subscript(_:)``
 /// - ``objectSchema``
-open class Object: CustomStringConvertible, Hashable, @unchecked Sendable {
-    // Safe because: a managed object's state lives in its Realm, which checks
-    // the calling thread; frozen objects read an immutable snapshot.
+open class Object: CustomStringConvertible, Hashable {
     var ref: ObjectRef?
     /// Values set by name on an unmanaged object (see ``subscript(_:)``).
     var unmanagedOverrides: [Int: Any] = [:]

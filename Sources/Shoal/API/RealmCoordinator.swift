@@ -66,6 +66,7 @@ final class RealmCoordinator: Sendable {
         guard !transaction.record.isEmpty else { return transaction.base }
         var next = transaction.working
         next.version = transaction.base.version + 1
+        next._checkInvariants()
         latestSnapshot.withLock { $0 = next }
         return next
     }

@@ -1,0 +1,82 @@
+import HashTreeCollections
+import OrderedCollections
+
+extension Snapshot {
+    /// Verifies that every derived structure agrees with the columns: live
+    /// counts, primary and secondary indexes, and backlinks (one per link, in
+    /// both directions). Active only when built with `SHOAL_INTERNAL_CHECKS`.
+    func _checkInvariants() {
+        #if SHOAL_INTERNAL_CHECKS
+            if let problem = invariantViolation() { preconditionFailure("Snapshot invariant violated: \(problem)") }
+        #endif
+    }
+
+    /// The first broken invariant, or `nil` when the snapshot is consistent.
+    func invariantViolation() -> String? {
+        var expectedBacklinks: [Link: [Backlink]] = [:]
+        for table in tables {
+            let schema = self.schema[table.key]
+            let live = table.liveKeys
+            if live.count != table.count { return "\(schema.className): count \(table.count) but \(live.count) live slots" }
+            var primary: [Value: ObjectKey] = [:]
+            var secondary: [Int: [Value: Set<ObjectKey>]] = [:]
+            for key in live {
+                for (p, property) in schema.properties.enumerated() where property.isStored {
+                    let value = table.scalars[p][key.slot]
+                    if property.collection == .none {
+                        if property.isPrimary { primary[value] = key } else if table.secondaryIndexes[p] != nil { secondary[p, default: [:]][value, default: []].insert(key) }
+                    }
+                    var targets: [Value] = [value]
+                    targets += collectionElements(table.key, key, p)
+                    for target in targets {
+                        guard let link = target.linkValue else { continue }
+                        if !isAlive(link.table, link.key) { return "\(schema.className).\(property.name) of \(key) links to dead \(link)" }
+                        expectedBacklinks[link, default: []].append(Backlink(origin: table.key, property: p, key: key))
+                    }
+                }
+            }
+            if let index = table.primaryIndex {
+                if index.count != primary.count || primary.contains(where: { index[$0.key] != $0.value }) {
+                    return "\(schema.className): primary key index disagrees with the column"
+                }
+            }
+            for (p, index) in table.secondaryIndexes {
+                let expected = secondary[p] ?? [:]
+                if index.count != expected.count || expected.contains(where: { Set(index[$0.key] ?? []) != $0.value }) {
+                    return "\(schema.className).\(schema.properties[p].name): secondary index disagrees with the column"
+                }
+            }
+        }
+        for table in tables {
+            for key in table.liveKeys {
+                let actual = table.backlinks[key.slot]
+                let expected = expectedBacklinks[Link(table: table.key, key: key)] ?? []
+                if actual.count != expected.count || Dictionary(grouping: actual, by: { $0 }).mapValues(\.count) != Dictionary(grouping: expected, by: { $0 }).mapValues(\.count) {
+                    return "\(self.schema[table.key].className) \(key): backlinks \(actual) but links \(expected)"
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Whether two snapshots hold exactly the same data (values compared with
+    /// their kinds, so `1` and `1.0` differ), version, indexes and backlinks.
+    func hasSameContents(as other: Snapshot) -> Bool {
+        guard version == other.version, schema == other.schema, tables.count == other.tables.count else { return false }
+        for (a, b) in zip(tables, other.tables) {
+            guard a.count == b.count, Array(a.alive) == Array(b.alive), Array(a.backlinks) == Array(b.backlinks),
+                a.primaryIndex == b.primaryIndex, a.secondaryIndexes == b.secondaryIndexes
+            else { return false }
+            for (ca, cb) in zip(a.scalars, b.scalars) where !zip(ca, cb).allSatisfy({ $0.isIdentical(to: $1) }) { return false }
+            for (p, la) in a.lists where !zip(la, b.lists[p]!).allSatisfy({ $0.count == $1.count && zip($0, $1).allSatisfy { $0.isIdentical(to: $1) } }) { return false }
+            for (p, sa) in a.sets where Array(sa) != Array(b.sets[p]!) { return false }
+            for (p, ma) in a.maps where Array(ma) != Array(b.maps[p]!) { return false }
+        }
+        return true
+    }
+}
+
+extension Value {
+    /// Equal and of the same kind (`==` treats numbers of different kinds as equal).
+    func isIdentical(to other: Value) -> Bool { self == other && kindName == other.kindName }
+}

@@ -1,0 +1,95 @@
+public import Foundation
+public import Shoal
+
+/// The benchmark model's person (WORKLOADS.md).
+public final class Person: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var name: String
+    @Persisted public var city: String
+    @Persisted public var dogs: List<Dog>
+}
+
+/// The benchmark model's dog, with every collection kind besides.
+public final class Dog: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var name = ""
+    @Persisted(indexed: true) public var age: Int
+    @Persisted public var breed: String
+    @Persisted public var tags: MutableSet<String>
+    @Persisted public var scores: Map<String, Double>
+    @Persisted public var owner: Person?
+    @Persisted(originProperty: "dogs") public var owners: LinkingObjects<Person>
+}
+
+/// A class without a primary key, linking objects declared the older way.
+public final class Kennel: Object {
+    @Persisted public var name: String
+    @Persisted public var residents: List<Dog>
+    @Persisted public var puppies: List<Puppy>
+    @Persisted public var neighbours: MutableSet<Kennel>
+    @Persisted public var byName: Map<String, Dog?>
+}
+
+public final class Puppy: Object {
+    @Persisted public var name: String
+    @Persisted public var mother: Dog?
+    public let kennels = LinkingObjects(fromType: Kennel.self, property: "puppies")
+}
+
+public enum Size: Int, PersistableEnum, Sendable {
+    case small, medium, large
+}
+
+public enum Mood: String, PersistableEnum, Sendable {
+    case calm, excited
+}
+
+/// One property of every supported type, optional and not.
+public final class AllTypes: Object {
+    @Persisted(primaryKey: true) public var id: ObjectId
+    @Persisted public var bool: Bool
+    @Persisted public var int: Int
+    @Persisted public var int8: Int8
+    @Persisted public var int16: Int16
+    @Persisted public var int32: Int32
+    @Persisted public var int64: Int64
+    @Persisted public var float: Float
+    @Persisted public var double: Double
+    @Persisted public var string: String
+    @Persisted public var data: Data
+    @Persisted public var date: Date
+    @Persisted public var uuid: UUID
+    @Persisted public var decimal: Decimal128
+    @Persisted public var objectId: ObjectId
+    @Persisted public var any: AnyRealmValue
+    @Persisted public var size: Size
+    @Persisted public var mood: Mood
+    @Persisted public var optBool: Bool?
+    @Persisted public var optInt: Int?
+    @Persisted public var optInt8: Int8?
+    @Persisted public var optFloat: Float?
+    @Persisted public var optDouble: Double?
+    @Persisted public var optString: String?
+    @Persisted public var optData: Data?
+    @Persisted public var optDate: Date?
+    @Persisted public var optUUID: UUID?
+    @Persisted public var optDecimal: Decimal128?
+    @Persisted public var optObjectId: ObjectId?
+    @Persisted public var optSize: Size?
+    @Persisted public var link: Dog?
+    @Persisted public var ints: List<Int>
+    @Persisted public var optStrings: List<String?>
+    @Persisted public var dogs: List<Dog>
+    @Persisted public var dates: MutableSet<Date>
+    @Persisted public var dogSet: MutableSet<Dog>
+    @Persisted public var doubles: Map<String, Double>
+    @Persisted public var dogMap: Map<String, Dog?>
+    @Persisted public var anys: List<AnyRealmValue>
+}
+
+/// Opens a fresh in-memory Realm holding the test model, with a unique identifier.
+public func makeRealm(_ name: String = UUID().uuidString, types: [Object.Type] = [Person.self, Dog.self, Kennel.self, Puppy.self, AllTypes.self]) throws -> Realm {
+    var config = Realm.Configuration(inMemoryIdentifier: name)
+    config.objectTypes = types
+    return try Realm(configuration: config)
+}
