@@ -119,16 +119,17 @@ open class Object: CustomStringConvertible, Hashable {
     /// Stops with a message naming the class and property when the name is
     /// unknown or the value has the wrong type; writes to managed objects need
     /// a write transaction.
+    /// A `nil` property reads as `nil` (not as a boxed optional).
     public subscript(key: String) -> Any? {
         get {
             let schema = objectSchema
             guard let index = schema.indexByName[key] else { Self.unknownProperty(key, schema) }
             if let ref {
                 guard let persisted = Self.persisted(key, of: self) else { return nil }
-                return persisted.readManaged(ManagedSlot(ref: ref, property: index))
+                return ValueCoercion.unwrap(persisted.readManaged(ManagedSlot(ref: ref, property: index)))
             }
-            if let override = unmanagedOverrides[index] { return override }
-            return Self.persisted(key, of: self)?.anyValue
+            if let override = unmanagedOverrides[index] { return ValueCoercion.unwrap(override) }
+            return ValueCoercion.unwrap(Self.persisted(key, of: self)?.anyValue)
         }
         set {
             let schema = objectSchema

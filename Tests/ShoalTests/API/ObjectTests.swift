@@ -1,0 +1,207 @@
+import Foundation
+import ShoalTestSupport
+import Testing
+@testable import Shoal
+
+@Suite struct ObjectTests {
+    @Test("an unmanaged object holds its own values until added, then reads and writes go to the Realm")
+    func unmanagedThenManaged() throws {
+        let realm = try makeRealm()
+        let dog = Dog()
+        dog.id = 1
+        dog.name = "Rex"
+        dog.tags.insert("good")
+        #expect(dog.realm == nil)
+        #expect(dog.name == "Rex")
+        try realm.write { realm.add(dog) }
+        #expect(dog.realm != nil)
+        #expect(dog.tags.contains("good"))
+        try realm.write { dog.name = "Max" }
+        #expect(realm.objects(Dog.self)[0].name == "Max")
+    }
+
+    @Test("init(value:) from a dictionary, an array in property order, and another object")
+    func initValue() throws {
+        let fromDictionary = Dog(value: ["id": 1, "name": "Rex", "age": 3, "tags": ["a", "b"], "scores": ["x": 1.5]])
+        #expect(fromDictionary.id == 1)
+        #expect(fromDictionary.name == "Rex")
+        #expect(Array(fromDictionary.tags) == ["a", "b"])
+        #expect(fromDictionary.scores["x"] == 1.5)
+        let person = Person(value: [7, "Ann", "Paris", [["id": 2, "name": "Fido"]]])
+        #expect(person.name == "Ann")
+        #expect(person.dogs.count == 1)
+        #expect(person.dogs[0].name == "Fido")
+        let copy = Dog(value: fromDictionary)
+        #expect(copy.name == "Rex")
+        #expect(copy.age == 3)
+        let realm = try makeRealm()
+        try realm.write { realm.add(person) }
+        #expect(realm.object(ofType: Dog.self, forPrimaryKey: 2)?.owners.first?.name == "Ann")
+    }
+
+    @Test("every property type round-trips through a managed object", arguments: [false, true])
+    func allTypesRoundTrip(viaCreate: Bool) throws {
+        let realm = try makeRealm()
+        let oid = ObjectId.generate()
+        let date = Date(timeIntervalSince1970: 1_700_000_000.25)
+        let uuid = UUID()
+        let values: [String: Any] = [
+            "id": oid, "bool": true, "int": 42, "int8": Int8(-8), "int16": Int16(1600), "int32": Int32(-32_000),
+            "int64": Int64.max, "float": Float(1.5), "double": 2.25, "string": "héllo", "data": Data([1, 2, 3]),
+            "date": date, "uuid": uuid, "decimal": Decimal128(string: "12.345")!, "objectId": oid,
+            "any": AnyRealmValue.string("mixed"), "size": Size.large, "mood": Mood.excited, "optBool": false,
+            "optInt": 7, "optInt8": Int8(3), "optFloat": Float(0.5), "optDouble": 9.75, "optString": "opt",
+            "optData": Data([9]), "optDate": date, "optUUID": uuid, "optDecimal": Decimal128(5), "optObjectId": oid,
+            "optSize": Size.small, "link": ["id": 1, "name": "Rex"], "ints": [1, 2, 3], "optStrings": ["a", nil, "c"] as [String?],
+            "dogs": [["id": 2]], "dates": [date], "dogSet": [["id": 3]], "doubles": ["pi": 3.14], "dogMap": ["d": ["id": 4]],
+            "anys": [AnyRealmValue.int(1), AnyRealmValue.bool(true), AnyRealmValue.none],
+        ]
+        let object = try realm.write {
+            viaCreate ? realm.create(AllTypes.self, value: values) : { let o = AllTypes(value: values); realm.add(o); return o }()
+        }
+        let read = try #require(realm.object(ofType: AllTypes.self, forPrimaryKey: oid))
+        for o in [object, read] {
+            #expect(o.bool && o.int == 42 && o.int8 == -8 && o.int16 == 1600 && o.int32 == -32_000 && o.int64 == .max)
+            #expect(o.float == 1.5 && o.double == 2.25 && o.string == "héllo" && o.data == Data([1, 2, 3]))
+            #expect(o.date == date && o.uuid == uuid && o.decimal == Decimal128(string: "12.345")! && o.objectId == oid)
+            #expect(o.any == .string("mixed") && o.size == .large && o.mood == .excited)
+            #expect(o.optBool == false && o.optInt == 7 && o.optInt8 == 3 && o.optFloat == 0.5 && o.optDouble == 9.75)
+            #expect(o.optString == "opt" && o.optData == Data([9]) && o.optDate == date && o.optUUID == uuid)
+            #expect(o.optDecimal == Decimal128(5) && o.optObjectId == oid && o.optSize == .small)
+            #expect(o.link?.name == "Rex")
+            #expect(Array(o.ints) == [1, 2, 3])
+            #expect(Array(o.optStrings) == ["a", nil, "c"])
+            #expect(o.dogs.map(\.id) == [2])
+            #expect(Array(o.dates) == [date])
+            #expect(o.dogSet.map(\.id) == [3])
+            #expect(o.doubles["pi"] == 3.14)
+            #expect(o.dogMap["d"]??.id == 4)
+            #expect(Array(o.anys) == [.int(1), .bool(true), .none])
+        }
+        try realm.write {
+            read.optInt = nil
+            read.optString = nil
+            read.link = nil
+            read.any = .object(realm.object(ofType: Dog.self, forPrimaryKey: 2)!)
+        }
+        #expect(read.optInt == nil && read.optString == nil && read.link == nil)
+        #expect(read.any.object(Dog.self)?.id == 2)
+    }
+
+    @Test("unset properties take their type's default; declared defaults are used by create")
+    func defaults() throws {
+        let realm = try makeRealm()
+        let o = try realm.write { realm.create(AllTypes.self, value: ["id": ObjectId.generate()]) }
+        #expect(o.int == 0 && o.string == "" && !o.bool && o.optInt == nil && o.size == .small && o.any == .none)
+        let dog = try realm.write { realm.create(Dog.self, value: ["id": 1]) }
+        #expect(dog.name == "")
+    }
+
+    @Test("add with update policies: .error inserts, .modified and .all update the existing object by primary key")
+    func updatePolicies() throws {
+        let realm = try makeRealm()
+        try realm.write { realm.add(Dog(value: ["id": 1, "name": "Rex", "age": 3])) }
+        try realm.write { realm.add(Dog(value: ["id": 1, "name": "Max", "age": 3]), update: .modified) }
+        #expect(realm.objects(Dog.self).count == 1)
+        #expect(realm.objects(Dog.self)[0].name == "Max")
+        try realm.write { realm.create(Dog.self, value: ["id": 1, "age": 9], update: .all) }
+        #expect(realm.objects(Dog.self)[0].age == 9)
+        #expect(realm.objects(Dog.self)[0].name == "Max")
+        let updated = try realm.write { realm.create(Dog.self, value: ["id": 2, "name": "New"], update: .modified) }
+        #expect(updated.name == "New")
+        #expect(realm.objects(Dog.self).count == 2)
+    }
+
+    @Test("adding an object that links to unmanaged objects adds them too, including cycles")
+    func addGraph() throws {
+        let realm = try makeRealm()
+        let ann = Person(value: ["id": 1, "name": "Ann"])
+        let rex = Dog(value: ["id": 1, "name": "Rex"])
+        rex.owner = ann
+        ann.dogs.append(rex)
+        try realm.write { realm.add(rex) }
+        #expect(realm.objects(Person.self).count == 1)
+        #expect(ann.realm != nil)
+        #expect(rex.owner?.dogs.first?.name == "Rex")
+        #expect(rex.owners.map(\.name) == ["Ann"])
+        try realm.write { realm.add(rex) }
+        #expect(realm.objects(Dog.self).count == 1)
+    }
+
+    @Test("isInvalidated after delete; thaw of a deleted object is nil; freeze and thaw of a live one")
+    func invalidationFreezeThaw() throws {
+        let realm = try makeRealm()
+        let dog = try realm.write { realm.create(Dog.self, value: ["id": 1, "name": "Rex"]) }
+        let frozen = dog.freeze()
+        #expect(frozen.isFrozen && !dog.isFrozen)
+        #expect(frozen.freeze() === frozen)
+        try realm.write { dog.name = "Max" }
+        #expect(frozen.name == "Rex")
+        #expect(frozen.thaw()?.name == "Max")
+        #expect(dog.thaw() === dog)
+        try realm.write { realm.delete(dog) }
+        #expect(dog.isInvalidated)
+        #expect(!frozen.isInvalidated)
+        #expect(frozen.name == "Rex")
+        #expect(frozen.thaw() == nil)
+        #expect(dog.description == "[invalid object]")
+    }
+
+    @Test("subscript by property name reads and writes managed and unmanaged objects")
+    func subscriptByName() throws {
+        let realm = try makeRealm()
+        let dog = Dog()
+        dog["name"] = "Rex"
+        dog["id"] = 5
+        #expect(dog["name"] as? String == "Rex")
+        #expect(dog.name == "Rex")
+        try realm.write { realm.add(dog) }
+        try realm.write {
+            dog["age"] = 4
+            dog["tags"] = ["x", "y"]
+        }
+        #expect(dog.age == 4)
+        #expect(dog["age"] as? Int == 4)
+        #expect(Array(dog.tags) == ["x", "y"])
+        #expect(dog["owner"] == nil)
+        try realm.write { dog["owner"] = ["id": 9, "name": "Ann"] }
+        #expect((dog["owner"] as? Person)?.name == "Ann")
+    }
+
+    @Test("objectSchema, isSameObject(as:), equality and description")
+    func identity() throws {
+        let realm = try makeRealm()
+        let dog = try realm.write { realm.create(Dog.self, value: ["id": 1, "name": "Rex"]) }
+        let again = realm.object(ofType: Dog.self, forPrimaryKey: 1)!
+        #expect(dog !== again)
+        #expect(dog.isSameObject(as: again))
+        #expect(dog == again)
+        #expect(!dog.isSameObject(as: Dog()))
+        #expect(dog.objectSchema.className == "Dog")
+        #expect(dog.objectSchema.primaryKeyProperty?.name == "id")
+        #expect(dog.objectSchema["age"]?.isIndexed == true)
+        #expect(dog.description.contains("name = \"Rex\";"))
+    }
+
+    @Test("deleting an object nullifies to-one links and removes it from every list, set and map")
+    func deleteUnlinks() throws {
+        let realm = try makeRealm()
+        try realm.write {
+            let rex = realm.create(Dog.self, value: ["id": 1])
+            let ann = realm.create(Person.self, value: ["id": 1, "dogs": [rex, rex]])
+            realm.create(Dog.self, value: ["id": 2, "owner": ann])
+            realm.create(AllTypes.self, value: ["id": ObjectId.generate(), "link": rex, "dogSet": [rex], "dogMap": ["r": rex], "any": AnyRealmValue.object(rex)])
+        }
+        let rex = realm.object(ofType: Dog.self, forPrimaryKey: 1)!
+        #expect(rex.owners.count == 2)
+        let all = realm.objects(AllTypes.self)[0]
+        try realm.write { realm.delete(rex) }
+        #expect(realm.objects(Person.self)[0].dogs.isEmpty)
+        #expect(all.link == nil)
+        #expect(all.dogSet.isEmpty)
+        #expect(all.dogMap.isEmpty)
+        #expect(all.any == .none)
+        try realm.write { realm.delete(realm.objects(Person.self)[0]) }
+        #expect(realm.object(ofType: Dog.self, forPrimaryKey: 2)?.owner == nil)
+    }
+}
