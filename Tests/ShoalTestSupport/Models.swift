@@ -7,6 +7,7 @@ public final class Person: Object {
     @Persisted public var name: String
     @Persisted public var city: String
     @Persisted public var dogs: List<Dog>
+    @Persisted(originProperty: "owner") public var ownedDogs: LinkingObjects<Dog>
 }
 
 /// The benchmark model's dog, with every collection kind besides.
