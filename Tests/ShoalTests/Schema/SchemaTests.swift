@@ -1,0 +1,69 @@
+import Foundation
+import ShoalTestSupport
+import Testing
+@testable import Shoal
+
+@Suite struct SchemaTests {
+    @Test("discovery reads every @Persisted property with its type, optionality, collection kind and flags")
+    func discovery() throws {
+        let schema = ClassRegistry.info(for: AllTypes.self).schema
+        let expected: [(String, PropertyType, Bool, CollectionKind)] = [
+            ("id", .objectId, false, .none), ("bool", .bool, false, .none), ("int", .int, false, .none),
+            ("int8", .int, false, .none), ("float", .float, false, .none), ("double", .double, false, .none),
+            ("string", .string, false, .none), ("data", .data, false, .none), ("date", .date, false, .none),
+            ("uuid", .uuid, false, .none), ("decimal", .decimal128, false, .none), ("objectId", .objectId, false, .none),
+            ("any", .any, true, .none), ("size", .int, false, .none), ("mood", .string, false, .none),
+            ("optInt", .int, true, .none), ("optSize", .int, true, .none), ("link", .object, true, .none),
+            ("ints", .int, false, .list), ("optStrings", .string, true, .list), ("dogs", .object, false, .list),
+            ("dates", .date, false, .set), ("dogSet", .object, false, .set), ("doubles", .double, false, .map),
+            ("dogMap", .object, true, .map), ("anys", .any, true, .list),
+        ]
+        for (name, type, optional, collection) in expected {
+            let p = try #require(schema[name], "missing \(name)")
+            #expect(p.type == type, "\(name)")
+            #expect(p.isOptional == optional, "\(name)")
+            #expect(p.collection == collection, "\(name)")
+        }
+        #expect(schema.primaryKeyProperty?.name == "id")
+        #expect(schema["link"]?.objectClassName == "Dog")
+        let dog = ClassRegistry.info(for: Dog.self).schema
+        #expect(dog["age"]?.isIndexed == true)
+        #expect(dog["owners"]?.type == .linkingObjects)
+        #expect(dog["owners"]?.linkOriginPropertyName == "dogs")
+        #expect(dog.properties.last?.name == "owners")
+        #expect(dog.description.contains("owners: LinkingObjects<Person> (originProperty: dogs)"))
+    }
+
+    @Test("the fingerprint is stable for one schema and changes with any property change")
+    func fingerprint() {
+        let a = Schema([ClassRegistry.info(for: Person.self).schema, ClassRegistry.info(for: Dog.self).schema])
+        let b = Schema([ClassRegistry.info(for: Person.self).schema, ClassRegistry.info(for: Dog.self).schema])
+        #expect(a.fingerprint == b.fingerprint)
+        let changed = Schema([
+            ClassRegistry.info(for: Person.self).schema,
+            ObjectSchema(className: "Dog", properties: ClassRegistry.info(for: Dog.self).schema.properties.filter { $0.name != "breed" }),
+        ])
+        #expect(changed.fingerprint != a.fingerprint)
+        #expect(a.differences(to: changed) == ["Property 'Dog.breed' was removed."])
+    }
+
+    @Test("validation names each problem: bad primary key type, index on a double, non-optional link, missing origin")
+    func validation() {
+        let bad = Schema([
+            ObjectSchema(className: "A", properties: [
+                Property(name: "pk", type: .double, isPrimary: true),
+                Property(name: "score", type: .double, isIndexed: true),
+                Property(name: "b", type: .object, objectClassName: "B"),
+            ]),
+            ObjectSchema(className: "B", properties: [
+                Property(name: "back", type: .linkingObjects, objectClassName: "A", linkOriginPropertyName: "nope"),
+            ]),
+        ])
+        let error = #expect(throws: ShoalError.self) { try bad.validate() }
+        let problems = error?.context["problems"] ?? ""
+        #expect(problems.contains("Property 'A.pk' of type 'double' cannot be a primary key"))
+        #expect(problems.contains("Property 'A.score' of type 'double' cannot be indexed"))
+        #expect(problems.contains("Property 'A.b' is a link to 'B' and must be optional ('B?')"))
+        #expect(problems.contains("Property 'B.back' declares linking objects from 'A.nope', which does not exist"))
+    }
+}
