@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 extension Realm {
     /// How a ``Realm`` is opened: where it lives, which classes it holds,
@@ -73,7 +72,7 @@ extension Realm {
             URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("default.realm")
         }
 
-        private static let defaultStorage = Mutex(Configuration())
+        private static let defaultStorage = Locked(Configuration())
 
         /// The configuration `Realm()` uses.
         public static var defaultConfiguration: Configuration {

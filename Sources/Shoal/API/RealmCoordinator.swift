@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// The one shared store behind every `Realm` opened on the same in-memory
 /// identifier or file in this process: it owns the latest committed snapshot
@@ -15,17 +14,17 @@ final class RealmCoordinator: Sendable {
     let schema: Schema
     /// The Swift class for each table, by table index.
     let classes: [Object.Type]
-    private let latestSnapshot: Mutex<Snapshot>
+    private let latestSnapshot: Locked<Snapshot>
     /// The writer lock: held from `beginWrite` to commit or cancel.
     private let writeLock = DispatchSemaphore(value: 1)
 
-    private static let registry = Mutex<[String: WeakCoordinator]>([:])
+    private static let registry = Locked<[String: WeakCoordinator]>([:])
 
     private init(identifier: String, schema: Schema, classes: [Object.Type]) {
         self.identifier = identifier
         self.schema = schema
         self.classes = classes
-        self.latestSnapshot = Mutex(Snapshot(schema: schema))
+        self.latestSnapshot = Locked(Snapshot(schema: schema))
     }
 
     /// The coordinator for `identifier`, created on first use. A second opener

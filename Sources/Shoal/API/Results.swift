@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The objects of a class that match a query, live: every read reflects the
 /// Realm's current version, including the open write transaction.
@@ -101,7 +100,7 @@ final class ResultsCache: Sendable {
         var state: (UInt64, Int)
         var values: [Value]
     }
-    private let entry = Mutex<Entry?>(nil)
+    private let entry = Locked<Entry?>(nil)
 
     func values(for state: (UInt64, Int), compute: () -> [Value]) -> [Value] {
         if let hit = entry.withLock({ $0 }), hit.state == state { return hit.values }

@@ -1,7 +1,12 @@
 import Foundation
 
-/// State guarded by a lock, for values that are not `Sendable` (key paths,
-/// accessors), where `Synchronization.Mutex` would demand sending them.
+/// State guarded by a lock.
+///
+/// Shoal uses this rather than `Synchronization.Mutex` for two reasons: on
+/// Linux `Mutex` is built on raw futexes, which the thread sanitizer cannot
+/// see (it reports false races on every value a `Mutex` guards), while
+/// `NSLock` is a pthread mutex it understands; and `Mutex` demands that
+/// non-`Sendable` state (key paths, accessors) be sent into it.
 final class Locked<State>: @unchecked Sendable {
     // Safe because: `state` is only reached inside `withLock`, under `lock`.
     private let lock = NSLock()

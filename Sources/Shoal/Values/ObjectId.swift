@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// A 12-byte unique identifier, compatible with Realm's and MongoDB's `ObjectId`:
 /// a 4-byte big-endian timestamp in seconds, 5 random bytes fixed per process,
@@ -14,7 +13,7 @@ public struct ObjectId: Hashable, Comparable, Sendable, CustomStringConvertible,
     public let bytes: [UInt8]
 
     private static let processRandom: [UInt8] = (0..<5).map { _ in UInt8.random(in: 0...255) }
-    private static let counter = Mutex<UInt32>(UInt32.random(in: 0...0xFF_FFFF))
+    private static let counter = Locked<UInt32>(UInt32.random(in: 0...0xFF_FFFF))
 
     /// Creates an identifier of twelve zero bytes.
     public init() { bytes = Array(repeating: 0, count: 12) }

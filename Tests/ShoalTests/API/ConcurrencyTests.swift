@@ -76,7 +76,7 @@ import Testing
         let personRef = ThreadSafeReference(to: ann)
         let resultsRef = ThreadSafeReference(to: realm.objects(Dog.self))
         let listRef = ThreadSafeReference(to: ann.dogs)
-        let outcome = Mutex<[String]>([])
+        let outcome = Locked<[String]>([])
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             let other = try! makeRealm(name)
@@ -97,7 +97,7 @@ import Testing
         let realm = try makeRealm(name)
         realm.beginWrite()
         realm.create(Dog.self, value: ["id": 1])
-        let seen = Mutex<Int>(-1)
+        let seen = Locked<Int>(-1)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             let other = try! makeRealm(name)
