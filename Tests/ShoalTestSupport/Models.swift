@@ -89,8 +89,15 @@ public final class AllTypes: Object {
 }
 
 /// Opens a fresh in-memory Realm holding the test model, with a unique identifier.
-public func makeRealm(_ name: String = UUID().uuidString, types: [Object.Type] = [Person.self, Dog.self, Kennel.self, Puppy.self, AllTypes.self]) throws -> Realm {
+public func makeRealm(_ name: String = UUID().uuidString, types: [Object.Type] = [Person.self, Dog.self, Kennel.self, Puppy.self, AllTypes.self, Note.self]) throws -> Realm {
     var config = Realm.Configuration(inMemoryIdentifier: name)
     config.objectTypes = types
     return try Realm(configuration: config)
+}
+
+/// A Codable model, to check that managed objects encode their stored values.
+public final class Note: Object, Codable {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var title = "untitled"
+    @Persisted public var tags: List<String>
 }

@@ -221,3 +221,12 @@ extension List: Encodable where Element: Encodable {
         for element in self { try container.encode(element) }
     }
 }
+
+extension List: Decodable where Element: Decodable {
+    /// Decodes an unmanaged list from an array.
+    public convenience init(from decoder: any Decoder) throws {
+        self.init()
+        var container = try decoder.unkeyedContainer()
+        while !container.isAtEnd { unmanaged.append(try container.decode(Element.self)) }
+    }
+}

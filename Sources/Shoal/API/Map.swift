@@ -187,3 +187,14 @@ struct MapCodingKey: CodingKey {
     init(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { nil }
 }
+
+extension Map: Decodable where Value: Decodable {
+    /// Decodes an unmanaged map from a keyed container.
+    public convenience init(from decoder: any Decoder) throws {
+        self.init()
+        let container = try decoder.container(keyedBy: MapCodingKey.self)
+        for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+            updateValue(try container.decode(Value.self, forKey: key), forKey: Key(mapKeyString: key.stringValue))
+        }
+    }
+}

@@ -166,3 +166,12 @@ extension MutableSet: Encodable where Element: Encodable {
         for element in self { try container.encode(element) }
     }
 }
+
+extension MutableSet: Decodable where Element: Decodable {
+    /// Decodes an unmanaged set from an array.
+    public convenience init(from decoder: any Decoder) throws {
+        self.init()
+        var container = try decoder.unkeyedContainer()
+        while !container.isAtEnd { insert(try container.decode(Element.self)) }
+    }
+}

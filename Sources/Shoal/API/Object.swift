@@ -34,8 +34,6 @@
 /// - ``objectSchema``
 open class Object: CustomStringConvertible, Hashable {
     var ref: ObjectRef?
-    /// Values set by name on an unmanaged object (see ``subscript(_:)``).
-    var unmanagedOverrides: [Int: Any] = [:]
 
     /// Creates an unmanaged object with default values.
     public required init() {}
@@ -51,7 +49,7 @@ open class Object: CustomStringConvertible, Hashable {
         for (index, item) in Self.namedValues(value, schema: schema) {
             let property = schema.properties[index]
             guard property.isStored, let persisted = Self.persisted(property.name, of: self) else { continue }
-            unmanagedOverrides[index] = persisted.coerceUnmanaged(item, property: property, className: schema.className)
+            persisted.setUnmanaged(item, property: property, className: schema.className)
         }
     }
 
@@ -128,7 +126,6 @@ open class Object: CustomStringConvertible, Hashable {
                 guard let persisted = Self.persisted(key, of: self) else { return nil }
                 return ValueCoercion.unwrap(persisted.readManaged(ManagedSlot(ref: ref, property: index)))
             }
-            if let override = unmanagedOverrides[index] { return ValueCoercion.unwrap(override) }
             return ValueCoercion.unwrap(Self.persisted(key, of: self)?.anyValue)
         }
         set {
@@ -142,8 +139,7 @@ open class Object: CustomStringConvertible, Hashable {
                 ref.realm.setProperty(slot, from: newValue)
                 return
             }
-            guard let persisted = Self.persisted(key, of: self) else { return }
-            unmanagedOverrides[index] = persisted.coerceUnmanaged(newValue, property: property, className: schema.className)
+            Self.persisted(key, of: self)?.setUnmanaged(newValue, property: property, className: schema.className)
         }
     }
 

@@ -14,11 +14,17 @@
 /// afterwards every read and write goes to the Realm.
 @propertyWrapper
 public struct Persisted<T: PersistableValue> {
-    var storage: T?
+    /// The value of an unmanaged object's property. Shared by every copy of
+    /// the wrapper (reflection hands out copies), so a value set through a
+    /// copy is seen by the object. Managed accessors have none.
+    let box: UnmanagedBox<T>?
     let isPrimaryKey: Bool
     let isIndexed: Bool
     let originProperty: String?
     var isProbe = false
+    /// The object this wrapper belongs to when it was created as a managed
+    /// accessor; lets `encode(to:)` read the managed value.
+    let accessorRef: ObjectRef?
 
     /// Declares a property with its type's default value.
     public init() {
@@ -56,10 +62,19 @@ public struct Persisted<T: PersistableValue> {
     }
 
     private init(storage: T?, primaryKey: Bool = false, indexed: Bool = false, originProperty: String? = nil) {
-        self.storage = storage
         self.isPrimaryKey = primaryKey
         self.isIndexed = indexed
         self.originProperty = originProperty
+        self.accessorRef = AccessorConstruction.current?.ref
+        self.box = accessorRef == nil ? UnmanagedBox(storage) : nil
+    }
+
+    /// The unmanaged value, or the type's default (stored on first read).
+    var unmanagedValue: T {
+        if let value = box?.value { return value }
+        let value = T.persistedDefault()
+        box?.value = value
+        return value
     }
 
     @available(*, unavailable, message: "@Persisted can only be used on properties of Object subclasses")
@@ -78,25 +93,14 @@ public struct Persisted<T: PersistableValue> {
             if let ref = object.ref {
                 return T.readManaged(ManagedSlot(ref: ref, property: ClassRegistry.propertyIndex(O.self, storageKeyPath)))
             }
-            if !object.unmanagedOverrides.isEmpty,
-                let value = object.unmanagedOverrides[ClassRegistry.propertyIndex(O.self, storageKeyPath)] as? T
-            {
-                return value
-            }
-            if let value = object[keyPath: storageKeyPath].storage { return value }
-            let value = T.persistedDefault()
-            object[keyPath: storageKeyPath].storage = value
-            return value
+            return object[keyPath: storageKeyPath].unmanagedValue
         }
         set {
             if let ref = object.ref {
                 T.writeManaged(newValue, ManagedSlot(ref: ref, property: ClassRegistry.propertyIndex(O.self, storageKeyPath)))
                 return
             }
-            if !object.unmanagedOverrides.isEmpty {
-                object.unmanagedOverrides[ClassRegistry.propertyIndex(O.self, storageKeyPath)] = nil
-            }
-            object[keyPath: storageKeyPath].storage = newValue
+            object[keyPath: storageKeyPath].box?.value = newValue
         }
     }
 }
@@ -112,18 +116,22 @@ extension Persisted: PersistedProperty {
     var defaultValue: Value {
         let info = T.persistedType
         guard info.type != .object, info.collection == .none else { return .null }
-        return (storage ?? T.persistedDefault()).toValue(nil)
+        return unmanagedValue.toValue(nil)
     }
 
     func storedValue(_ realm: RealmInstance) -> Value {
-        (storage ?? T.persistedDefault()).toValue(realm)
+        unmanagedValue.toValue(realm)
     }
 
     func copyCollection(to slot: ManagedSlot) {
-        if let storage { T.writeManaged(storage, slot) }
+        if let value = box?.value { T.writeManaged(value, slot) }
     }
 
-    var anyValue: Any { storage ?? T.persistedDefault() }
+    var anyValue: Any { unmanagedValue }
+
+    func setUnmanaged(_ any: Any?, property: Property, className: String) {
+        box?.value = UnmanagedValue.convert(any, to: T.self, property: property, className: className)
+    }
 
     func readManaged(_ slot: ManagedSlot) -> Any { T.readManaged(slot) }
 
@@ -135,16 +143,42 @@ extension Persisted: PersistedProperty {
 }
 
 extension Persisted: Encodable where T: Encodable {
-    /// Encodes the unmanaged value.
+    /// Encodes the property's value: the managed value for a managed object
+    /// (found by the coding key, which must be the property's name, as the
+    /// synthesized conformance makes it), the held value otherwise.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(storage ?? T.persistedDefault())
+        if let ref = accessorRef {
+            let schema = ref.realm.schema[ref.table]
+            guard let name = encoder.codingPath.last?.stringValue, let index = schema.indexByName[name] else {
+                throw EncodingError.invalidValue(T.self, EncodingError.Context(codingPath: encoder.codingPath,
+                    debugDescription: "Cannot encode a managed @Persisted property of '\(schema.className)' under a coding key that is not its property name."))
+            }
+            try container.encode(T.readManaged(ManagedSlot(ref: ref, property: index)))
+            return
+        }
+        try container.encode(unmanagedValue)
     }
 }
 
 extension Persisted: Decodable where T: Decodable {
     /// Decodes an unmanaged value.
     public init(from decoder: any Decoder) throws {
-        self.init(storage: try decoder.singleValueContainer().decode(T.self))
+        self.init(storage: try decoder.singleValueContainer().decode(T.self), primaryKey: false)
     }
+}
+
+/// Marks the construction of a managed accessor, so that its `@Persisted`
+/// wrappers know their object (used only for `Codable`).
+struct AccessorConstruction: @unchecked Sendable {
+    // Safe because: it is read only on the thread constructing the accessor,
+    // inside `withValue`.
+    let ref: ObjectRef
+    @TaskLocal static var current: AccessorConstruction?
+}
+
+/// The value of one unmanaged `@Persisted` property.
+final class UnmanagedBox<T> {
+    var value: T?
+    init(_ value: T?) { self.value = value }
 }

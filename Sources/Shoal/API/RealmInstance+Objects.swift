@@ -9,8 +9,8 @@ extension RealmInstance {
     /// A managed accessor for the object at `link`.
     func accessor(_ link: Link) -> Object {
         let type = coordinator.classes[link.table.index]
-        let object = type.init()
         let ref = ObjectRef(realm: self, table: link.table, key: link.key, generation: generation)
+        let object = AccessorConstruction.$current.withValue(AccessorConstruction(ref: ref)) { type.init() }
         object.ref = ref
         let info = ClassRegistry.info(for: type)
         if !info.legacyLinkingObjects.isEmpty {
@@ -66,34 +66,19 @@ extension RealmInstance {
             else { continue }
             persisted[index] = p
         }
-        let overrides = object.unmanagedOverrides
-        func storedValue(_ index: Int) -> Value {
-            let property = schema.properties[index]
-            if let override = overrides[index] {
-                do {
-                    return try ValueCoercion.value(override, for: property, className: schema.className, realm: self, update: update)
-                } catch { shoalPrecondition(error) }
-            }
-            return persisted[index]?.storedValue(self) ?? .null
-        }
+        func storedValue(_ index: Int) -> Value { persisted[index]?.storedValue(self) ?? .null }
         let stored = schema.properties.indices.filter { schema.properties[$0].isStored }
         let isDeferred = { (i: Int) in schema.properties[i].collection != .none || schema.properties[i].type == .object || schema.properties[i].type == .any }
         var values = [Value](repeating: .null, count: stored.count)
         for i in stored where !isDeferred(i) { values[i] = storedValue(i) }
         let key = upsert(tx, table, values: values, given: Set(stored.filter { !isDeferred($0) }), update: update)
         object.ref = ObjectRef(realm: self, table: table, key: key, generation: generation)
-        object.unmanagedOverrides = [:]
         do {
             for i in stored where isDeferred(i) && schema.properties[i].collection == .none {
                 try tx.set(table, key, i, storedValue(i))
             }
             for i in stored where schema.properties[i].collection != .none {
-                let slot = ManagedSlot(ref: object.ref!, property: i)
-                if let override = overrides[i] {
-                    try replaceCollection(slot, with: override, update: update)
-                } else {
-                    persisted[i]?.copyCollection(to: slot)
-                }
+                persisted[i]?.copyCollection(to: ManagedSlot(ref: object.ref!, property: i))
             }
         } catch { shoalPrecondition(error) }
         return Link(table: table, key: key)

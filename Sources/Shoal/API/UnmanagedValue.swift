@@ -29,11 +29,7 @@ protocol UnmanagedCollectionFactory {
     static func makeUnmanaged(from any: Any?, property: Property, className: String) -> Any
 }
 
-extension Persisted {
-    func coerceUnmanaged(_ any: Any?, property: Property, className: String) -> Any {
-        UnmanagedValue.convert(any, to: T.self, property: property, className: className)
-    }
-}
+
 
 private func makeObject(_ type: Object.Type, _ value: Any) -> Object {
     let object = type.init()

@@ -99,8 +99,8 @@ protocol PersistedProperty {
     func readManaged(_ slot: ManagedSlot) -> Any
     /// Writes a managed property from a value of its Swift type; false when the type differs.
     func writeManaged(_ value: Any, _ slot: ManagedSlot) -> Bool
-    /// Converts a dynamic value to the property's Swift type, boxed.
-    func coerceUnmanaged(_ any: Any?, property: Property, className: String) -> Any
+    /// Sets an unmanaged property from a dynamic value, converting it to the property's type.
+    func setUnmanaged(_ any: Any?, property: Property, className: String)
 }
 
 /// Implemented by `LinkingObjects` declared with `LinkingObjects(fromType:property:)`.

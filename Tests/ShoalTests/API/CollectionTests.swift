@@ -96,6 +96,25 @@ import Testing
         #expect(String(decoding: try JSONEncoder().encode(all.doubles), as: UTF8.self) == "{\"a\":1.5}")
         #expect(try JSONEncoder().encode(all.dates).count > 2)
     }
+
+    @Test("managed Codable objects encode their stored values, alone and inside results; unmanaged ones their own")
+    func codableObjects() throws {
+        let realm = try makeRealm()
+        try realm.write {
+            realm.create(Note.self, value: ["id": 1, "title": "first", "tags": ["a"]])
+            realm.create(Note.self, value: ["id": 2, "title": "second"])
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let one = String(decoding: try encoder.encode(realm.object(ofType: Note.self, forPrimaryKey: 1)!), as: UTF8.self)
+        #expect(one == #"{"id":1,"tags":["a"],"title":"first"}"#)
+        let all = String(decoding: try encoder.encode(realm.objects(Note.self)), as: UTF8.self)
+        #expect(all == #"[{"id":1,"tags":["a"],"title":"first"},{"id":2,"tags":[],"title":"second"}]"#)
+        let unmanaged = Note(value: ["id": 3, "title": "loose"])
+        #expect(String(decoding: try encoder.encode(unmanaged), as: UTF8.self) == #"{"id":3,"tags":[],"title":"loose"}"#)
+        let decoded = try JSONDecoder().decode(Note.self, from: Data(one.utf8))
+        #expect(decoded.title == "first" && decoded.id == 1 && Array(decoded.tags) == ["a"])
+    }
 }
 
 @Suite struct ListTests {
