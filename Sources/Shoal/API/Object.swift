@@ -46,10 +46,9 @@ open class Object: CustomStringConvertible, Hashable {
     public convenience init(value: Any) {
         self.init()
         let schema = objectSchema
-        for (index, item) in Self.namedValues(value, schema: schema) {
-            let property = schema.properties[index]
-            guard property.isStored, let persisted = Self.persisted(property.name, of: self) else { continue }
-            persisted.setUnmanaged(item, property: property, className: schema.className)
+        let boxes = ClassRegistry.unmanagedBoxes(of: self)
+        for (index, item) in Self.namedValues(value, schema: schema) where schema.properties[index].isStored {
+            boxes[index]?.set(item, property: schema.properties[index], className: schema.className)
         }
     }
 
@@ -126,7 +125,8 @@ open class Object: CustomStringConvertible, Hashable {
                 guard let persisted = Self.persisted(key, of: self) else { return nil }
                 return ValueCoercion.unwrap(persisted.readManaged(ManagedSlot(ref: ref, property: index)))
             }
-            return ValueCoercion.unwrap(Self.persisted(key, of: self)?.anyValue)
+            guard schema.properties[index].isStored else { return nil }
+            return ValueCoercion.unwrap(ClassRegistry.unmanagedBoxes(of: self)[index]?.anyValue)
         }
         set {
             let schema = objectSchema
@@ -139,7 +139,8 @@ open class Object: CustomStringConvertible, Hashable {
                 ref.realm.setProperty(slot, from: newValue)
                 return
             }
-            Self.persisted(key, of: self)?.setUnmanaged(newValue, property: property, className: schema.className)
+            guard property.isStored else { return }
+            ClassRegistry.unmanagedBoxes(of: self)[index]?.set(newValue, property: property, className: schema.className)
         }
     }
 

@@ -70,12 +70,7 @@ public struct Persisted<T: PersistableValue> {
     }
 
     /// The unmanaged value, or the type's default (stored on first read).
-    var unmanagedValue: T {
-        if let value = box?.value { return value }
-        let value = T.persistedDefault()
-        box?.value = value
-        return value
-    }
+    var unmanagedValue: T { box?.current ?? T.persistedDefault() }
 
     @available(*, unavailable, message: "@Persisted can only be used on properties of Object subclasses")
     public var wrappedValue: T {
@@ -119,19 +114,7 @@ extension Persisted: PersistedProperty {
         return unmanagedValue.toValue(nil)
     }
 
-    func storedValue(_ realm: RealmInstance) -> Value {
-        unmanagedValue.toValue(realm)
-    }
-
-    func copyCollection(to slot: ManagedSlot) {
-        if let value = box?.value { T.writeManaged(value, slot) }
-    }
-
-    var anyValue: Any { unmanagedValue }
-
-    func setUnmanaged(_ any: Any?, property: Property, className: String) {
-        box?.value = UnmanagedValue.convert(any, to: T.self, property: property, className: className)
-    }
+    var anyBox: (any AnyUnmanagedBox)? { box }
 
     func readManaged(_ slot: ManagedSlot) -> Any { T.readManaged(slot) }
 
@@ -178,7 +161,39 @@ struct AccessorConstruction: @unchecked Sendable {
 }
 
 /// The value of one unmanaged `@Persisted` property.
-final class UnmanagedBox<T> {
+final class UnmanagedBox<T: PersistableValue>: AnyUnmanagedBox {
     var value: T?
     init(_ value: T?) { self.value = value }
+
+    var current: T {
+        if let value { return value }
+        let value = T.persistedDefault()
+        self.value = value
+        return value
+    }
+
+    func storedValue(_ realm: RealmInstance) -> Value { current.toValue(realm) }
+
+    func copyCollection(to slot: ManagedSlot) {
+        if let value { T.writeManaged(value, slot) }
+    }
+
+    var anyValue: Any { current }
+
+    func set(_ any: Any?, property: Property, className: String) {
+        value = UnmanagedValue.convert(any, to: T.self, property: property, className: className)
+    }
+}
+
+/// An unmanaged property's value without its type: what `add`, `init(value:)`
+/// and the by-name subscript use.
+protocol AnyUnmanagedBox: AnyObject {
+    /// The value in stored form, adding linked unmanaged objects to `realm`.
+    func storedValue(_ realm: RealmInstance) -> Value
+    /// Copies an unmanaged collection's contents into the managed property.
+    func copyCollection(to slot: ManagedSlot)
+    /// The value, boxed.
+    var anyValue: Any { get }
+    /// Sets the value from a dynamic one, converting it to the property's type.
+    func set(_ any: Any?, property: Property, className: String)
 }

@@ -59,14 +59,8 @@ extension RealmInstance {
         let type = Swift.type(of: object)
         let table = tableKey(for: type)
         let schema = self.schema[table]
-        var persisted: [Int: any PersistedProperty] = [:]
-        for child in ClassRegistry.children(of: object) {
-            guard let label = child.label, label.hasPrefix("_"), let p = child.value as? any PersistedProperty,
-                let index = schema.indexByName[String(label.dropFirst())]
-            else { continue }
-            persisted[index] = p
-        }
-        func storedValue(_ index: Int) -> Value { persisted[index]?.storedValue(self) ?? .null }
+        let boxes = ClassRegistry.unmanagedBoxes(of: object)
+        func storedValue(_ index: Int) -> Value { boxes[index]?.storedValue(self) ?? .null }
         let stored = schema.properties.indices.filter { schema.properties[$0].isStored }
         let isDeferred = { (i: Int) in schema.properties[i].collection != .none || schema.properties[i].type == .object || schema.properties[i].type == .any }
         var values = [Value](repeating: .null, count: stored.count)
@@ -78,7 +72,7 @@ extension RealmInstance {
                 try tx.set(table, key, i, storedValue(i))
             }
             for i in stored where schema.properties[i].collection != .none {
-                persisted[i]?.copyCollection(to: ManagedSlot(ref: object.ref!, property: i))
+                boxes[i]?.copyCollection(to: ManagedSlot(ref: object.ref!, property: i))
             }
         } catch { shoalPrecondition(error) }
         return Link(table: table, key: key)

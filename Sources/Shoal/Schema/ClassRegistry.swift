@@ -1,3 +1,4 @@
+@_spi(Reflection) import Swift
 
 /// What Shoal knows about one `Object` subclass: its schema and default values,
 /// discovered once by reflecting a fresh instance.
@@ -10,6 +11,11 @@ struct ClassInfo: @unchecked Sendable {
     /// Stored properties declared with `LinkingObjects(fromType:property:)`
     /// (not `@Persisted`): accessors must bind them after creation.
     let legacyLinkingObjects: [(label: String, property: Int)]
+    /// For each stored property (by schema index), the byte offset of its
+    /// `@Persisted` wrapper in an instance, whose first field is the
+    /// unmanaged value box; `nil` when the layout could not be verified, and
+    /// reflection is used instead.
+    let wrapperOffsets: [Int?]
 }
 
 /// Discovers schemas from `Object` subclasses and maps `@Persisted` storage
@@ -47,7 +53,55 @@ enum ClassRegistry {
         // Stored properties come first in the schema, in declaration order, so
         // `defaults` lines up with the stored property indexes.
         return ClassInfo(type: type, schema: schema, defaults: defaults,
-            legacyLinkingObjects: legacy.map { ($0.0, schema.indexByName[$0.1]!) })
+            legacyLinkingObjects: legacy.map { ($0.0, schema.indexByName[$0.1]!) },
+            wrapperOffsets: wrapperOffsets(type, schema, prototype))
+    }
+
+    /// Finds each `@Persisted` wrapper's offset with the runtime's field
+    /// metadata (once per class), and checks on the prototype that reading
+    /// the box at that offset gives the same box reflection gives.
+    private static func wrapperOffsets(_ type: Object.Type, _ schema: ObjectSchema, _ prototype: Object) -> [Int?] {
+        var offsets = [Int?](repeating: nil, count: schema.storedCount)
+        // `_EachFieldOptions.classType` is rawValue 1; the stdlib declares it as a
+        // mutable static, which strict concurrency refuses to read.
+        _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { name, offset, fieldType, _ in
+            let label = String(cString: name)
+            if label.hasPrefix("_"), fieldType is any PersistedProperty.Type,
+                let index = schema.indexByName[String(label.dropFirst())], index < offsets.count
+            {
+                offsets[index] = offset
+            }
+            return true
+        }
+        for child in children(of: prototype) {
+            guard let label = child.label, label.hasPrefix("_"), let p = child.value as? any PersistedProperty,
+                let index = schema.indexByName[String(label.dropFirst())], index < offsets.count
+            else { continue }
+            if box(at: offsets[index], in: prototype) !== p.anyBox { return [Int?](repeating: nil, count: schema.storedCount) }
+        }
+        return offsets
+    }
+
+    private static func box(at offset: Int?, in object: Object) -> (any AnyUnmanagedBox)? {
+        guard let offset else { return nil }
+        let base = Unmanaged.passUnretained(object).toOpaque()
+        return (base + offset).load(as: AnyObject?.self) as? any AnyUnmanagedBox
+    }
+
+    /// The unmanaged value box of each stored property of `object`, by schema index.
+    static func unmanagedBoxes(of object: Object) -> [(any AnyUnmanagedBox)?] {
+        let info = info(for: Swift.type(of: object))
+        if info.wrapperOffsets.allSatisfy({ $0 != nil }) {
+            return withExtendedLifetime(object) { info.wrapperOffsets.map { box(at: $0, in: object) } }
+        }
+        var boxes = [(any AnyUnmanagedBox)?](repeating: nil, count: info.schema.storedCount)
+        for child in children(of: object) {
+            guard let label = child.label, label.hasPrefix("_"), let p = child.value as? any PersistedProperty,
+                let index = info.schema.indexByName[String(label.dropFirst())], index < boxes.count
+            else { continue }
+            boxes[index] = p.anyBox
+        }
+        return boxes
     }
 
     /// Mirror children of an object, superclass properties first, stopping at `Object`.
@@ -89,18 +143,12 @@ protocol PersistedProperty {
     var isProbe: Bool { get }
     /// The default value in stored form (unmanaged context; never a link).
     var defaultValue: Value { get }
-    /// The unmanaged value in stored form, adding linked objects to `realm`.
-    func storedValue(_ realm: RealmInstance) -> Value
-    /// Copies an unmanaged collection's contents into the managed property.
-    func copyCollection(to slot: ManagedSlot)
-    /// The unmanaged value, boxed.
-    var anyValue: Any { get }
+    /// The unmanaged value's box; `nil` in a managed accessor.
+    var anyBox: (any AnyUnmanagedBox)? { get }
     /// Reads a managed property as its Swift type, boxed.
     func readManaged(_ slot: ManagedSlot) -> Any
     /// Writes a managed property from a value of its Swift type; false when the type differs.
     func writeManaged(_ value: Any, _ slot: ManagedSlot) -> Bool
-    /// Sets an unmanaged property from a dynamic value, converting it to the property's type.
-    func setUnmanaged(_ any: Any?, property: Property, className: String)
 }
 
 /// Implemented by `LinkingObjects` declared with `LinkingObjects(fromType:property:)`.

@@ -37,6 +37,11 @@ import Testing
         let realm = try makeRealm()
         try realm.write { realm.add(person) }
         #expect(realm.object(ofType: Dog.self, forPrimaryKey: 2)?.owners.first?.name == "Ann")
+        let bob = try realm.write { realm.create(Person.self, value: [8, "Bob", "Oslo", [["id": 3]]]) }
+        #expect(bob.city == "Oslo")
+        #expect(bob.dogs.map(\.id) == [3])
+        let clone = try realm.write { realm.create(Dog.self, value: Dog(value: ["id": 4, "name": "Clone", "age": 2])) }
+        #expect(clone.name == "Clone" && clone.age == 2)
     }
 
     @Test("every property type round-trips through a managed object", arguments: [false, true])

@@ -34,6 +34,23 @@ import Testing
         #expect(dog.description.contains("owners: LinkingObjects<Person> (originProperty: dogs)"))
     }
 
+    @Test("every model class gets the verified fast path to its unmanaged values, which agrees with reflection", arguments: [
+        Dog.self, Person.self, AllTypes.self, Kennel.self, Puppy.self, Note.self,
+    ] as [Object.Type])
+    func wrapperOffsets(_ type: Object.Type) {
+        let info = ClassRegistry.info(for: type)
+        #expect(info.wrapperOffsets.count == info.schema.storedCount)
+        #expect(info.wrapperOffsets.allSatisfy { $0 != nil })
+        let object = type.init()
+        let boxes = ClassRegistry.unmanagedBoxes(of: object)
+        for child in ClassRegistry.children(of: object) {
+            guard let label = child.label, let p = child.value as? any PersistedProperty,
+                let index = info.schema.indexByName[String(label.dropFirst())], index < boxes.count
+            else { continue }
+            #expect(boxes[index] === p.anyBox, "\(label)")
+        }
+    }
+
     @Test("the fingerprint is stable for one schema and changes with any property change")
     func fingerprint() {
         let a = Schema([ClassRegistry.info(for: Person.self).schema, ClassRegistry.info(for: Dog.self).schema])
