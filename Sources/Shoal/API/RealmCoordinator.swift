@@ -14,6 +14,8 @@ final class RealmCoordinator: Sendable {
     let schema: Schema
     /// The Swift class for each table, by table index.
     let classes: [Object.Type]
+    /// The table of each class, by the class's identity.
+    private let tableByType: [ObjectIdentifier: TableKey]
     private let latestSnapshot: Locked<Snapshot>
     /// The writer lock: held from `beginWrite` to commit or cancel.
     private let writeLock = DispatchSemaphore(value: 1)
@@ -24,6 +26,9 @@ final class RealmCoordinator: Sendable {
         self.identifier = identifier
         self.schema = schema
         self.classes = classes
+        var tables: [ObjectIdentifier: TableKey] = [:]
+        for type in classes { tables[ObjectIdentifier(type)] = schema.tableByName[Object.className(of: type)] }
+        self.tableByType = tables
         self.latestSnapshot = Locked(Snapshot(schema: schema))
     }
 
@@ -76,7 +81,7 @@ final class RealmCoordinator: Sendable {
     }
 
     func tableKey(for type: Object.Type) -> TableKey? {
-        schema.tableByName[Object.className(of: type)]
+        tableByType[ObjectIdentifier(type)]
     }
 }
 
