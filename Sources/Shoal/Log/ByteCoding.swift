@@ -1,0 +1,140 @@
+/// Appends the primitive encodings the record and schema codecs use:
+/// LEB128 varints (zigzag for signed), little-endian fixed widths, and
+/// length-prefixed byte strings.
+struct ByteWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
+    mutating func byte(_ b: UInt8) { bytes.append(b) }
+
+    mutating func varint(_ value: UInt64) {
+        var v = value
+        while v >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(v))
+    }
+
+    mutating func varint(_ value: Int) { varint(UInt64(value)) }
+    mutating func signed(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
+
+    mutating func fixed64(_ value: UInt64) {
+        for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
+    }
+
+    mutating func fixed32(_ value: UInt32) {
+        for i in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt32(i)))) }
+    }
+
+    mutating func raw<C: Collection>(_ data: C) where C.Element == UInt8 {
+        varint(data.count)
+        bytes.append(contentsOf: data)
+    }
+
+    mutating func string(_ s: String) { raw(Array(s.utf8)) }
+}
+
+/// Why a payload could not be decoded, with the byte offset in the payload.
+struct DecodingFailure: Error, Equatable, CustomStringConvertible {
+    var offset: Int
+    var reason: String
+    var description: String { "\(reason) at payload offset \(offset)" }
+}
+
+/// Reads what ``ByteWriter`` writes, throwing on truncation or malformed input.
+struct ByteReader {
+    let bytes: [UInt8]
+    private(set) var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var isAtEnd: Bool { offset == bytes.count }
+
+    func fail(_ reason: String) -> DecodingFailure { DecodingFailure(offset: offset, reason: reason) }
+
+    mutating func byte() throws(DecodingFailure) -> UInt8 {
+        guard offset < bytes.count else { throw fail("unexpected end of payload") }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func varint() throws(DecodingFailure) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let b = try byte()
+            if shift == 63 && b > 1 { throw fail("varint overflows 64 bits") }
+            result |= UInt64(b & 0x7F) << shift
+            if b & 0x80 == 0 { return result }
+            shift += 7
+            if shift > 63 { throw fail("varint longer than 10 bytes") }
+        }
+    }
+
+    /// A varint that must fit in `0..<limit`.
+    mutating func index(below limit: Int, _ what: String) throws(DecodingFailure) -> Int {
+        let start = offset
+        let v = try varint()
+        guard v < UInt64(limit) else { throw DecodingFailure(offset: start, reason: "\(what) \(v) out of range 0..<\(limit)") }
+        return Int(v)
+    }
+
+    mutating func count(_ what: String) throws(DecodingFailure) -> Int {
+        let start = offset
+        let v = try varint()
+        guard v <= UInt64(bytes.count - offset) * 64 + 64 else {
+            throw DecodingFailure(offset: start, reason: "\(what) \(v) is larger than the payload allows")
+        }
+        return Int(v)
+    }
+
+    /// A varint that fits in `Int`.
+    mutating func int(_ what: String) throws(DecodingFailure) -> Int {
+        let start = offset
+        let v = try varint()
+        guard v <= UInt64(Int.max) else { throw DecodingFailure(offset: start, reason: "\(what) \(v) out of range") }
+        return Int(v)
+    }
+
+    mutating func signed() throws(DecodingFailure) -> Int64 {
+        let v = try varint()
+        return Int64(bitPattern: (v >> 1) ^ (0 &- (v & 1)))
+    }
+
+    mutating func fixed64() throws(DecodingFailure) -> UInt64 {
+        guard bytes.count - offset >= 8 else { throw fail("unexpected end of payload") }
+        var v: UInt64 = 0
+        for i in 0..<8 { v |= UInt64(bytes[offset + i]) << (8 * UInt64(i)) }
+        offset += 8
+        return v
+    }
+
+    mutating func fixed32() throws(DecodingFailure) -> UInt32 {
+        guard bytes.count - offset >= 4 else { throw fail("unexpected end of payload") }
+        var v: UInt32 = 0
+        for i in 0..<4 { v |= UInt32(bytes[offset + i]) << (8 * UInt32(i)) }
+        offset += 4
+        return v
+    }
+
+    mutating func raw() throws(DecodingFailure) -> ArraySlice<UInt8> {
+        let start = offset
+        let n = try varint()
+        guard n <= UInt64(bytes.count - offset) else {
+            throw DecodingFailure(offset: start, reason: "length \(n) runs past the end of the payload")
+        }
+        defer { offset += Int(n) }
+        return bytes[offset..<offset + Int(n)]
+    }
+
+    mutating func string() throws(DecodingFailure) -> String {
+        let start = offset
+        let slice = try raw()
+        guard let s = String(validating: slice, as: UTF8.self) else {
+            throw DecodingFailure(offset: start, reason: "string is not valid UTF-8")
+        }
+        return s
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+
+// The payload of a transaction record (format version 1). Grammar:
+//
+//   payload   := opCount:varint op{opCount}
+//   op        := tag:u8 table:varint key:varint body
+//   body      := insert(1):     valueCount:varint value{valueCount}
+//              | delete(2):
+//              | set(3):        property:varint value
+//              | listInsert(4): property:varint index:varint value
+//              | listSet(5):    property:varint index:varint value
+//              | listRemove(6): property:varint index:varint
+//              | listMove(7):   property:varint from:varint to:varint
+//              | setInsert(8):  property:varint value
+//              | setRemove(9):  property:varint value
+//              | mapSet(10):    property:varint key:string value
+//              | mapRemove(11): property:varint key:string
+//              | clear(12):     property:varint
+//   value     := 0 null | 1 false | 2 true | 3 int:zigzag-varint | 4 float:fixed32
+//              | 5 double:fixed64 | 6 string | 7 data:bytes | 8 date:fixed64 (bits of
+//              seconds since 2001-01-01) | 9 objectId:12 bytes | 10 decimal:string
+//              | 11 uuid:16 bytes | 12 link:table:varint key:varint
+//   string    := length:varint utf8-bytes
+//
+// Tables and properties are schema indexes, never names: the schema in force
+// is recorded in the log separately. See Sources/Shoal/Log/FORMAT.md.
+
+/// Encodes change records into transaction payloads and decodes them back,
+/// validating every op against the schema.
+enum ChangeRecordCodec {
+    static func encode(_ record: ChangeRecord) -> [UInt8] {
+        var w = ByteWriter(capacity: 16 + record.ops.count * 24)
+        w.varint(record.ops.count)
+        for op in record.ops { encode(op, into: &w) }
+        return w.bytes
+    }
+
+    private static func encode(_ op: ChangeOp, into w: inout ByteWriter) {
+        let (t, k) = op.target
+        func head(_ tag: UInt8) {
+            w.byte(tag)
+            w.varint(Int(t.rawValue))
+            w.varint(UInt64(bitPattern: k.rawValue))
+        }
+        switch op {
+        case .insert(_, _, let values):
+            head(1)
+            w.varint(values.count)
+            for v in values { encode(v, into: &w) }
+        case .delete: head(2)
+        case .set(_, _, let p, let v): head(3); w.varint(p); encode(v, into: &w)
+        case .listInsert(_, _, let p, let i, let v): head(4); w.varint(p); w.varint(i); encode(v, into: &w)
+        case .listSet(_, _, let p, let i, let v): head(5); w.varint(p); w.varint(i); encode(v, into: &w)
+        case .listRemove(_, _, let p, let i): head(6); w.varint(p); w.varint(i)
+        case .listMove(_, _, let p, let from, let to): head(7); w.varint(p); w.varint(from); w.varint(to)
+        case .setInsert(_, _, let p, let v): head(8); w.varint(p); encode(v, into: &w)
+        case .setRemove(_, _, let p, let v): head(9); w.varint(p); encode(v, into: &w)
+        case .mapSet(_, _, let p, let key, let v): head(10); w.varint(p); w.string(key); encode(v, into: &w)
+        case .mapRemove(_, _, let p, let key): head(11); w.varint(p); w.string(key)
+        case .collectionClear(_, _, let p): head(12); w.varint(p)
+        }
+    }
+
+    static func encode(_ value: Value, into w: inout ByteWriter) {
+        switch value {
+        case .null: w.byte(0)
+        case .bool(let b): w.byte(b ? 2 : 1)
+        case .int(let i): w.byte(3); w.signed(i)
+        case .float(let f): w.byte(4); w.fixed32(f.bitPattern)
+        case .double(let d): w.byte(5); w.fixed64(d.bitPattern)
+        case .string(let s): w.byte(6); w.string(s)
+        case .data(let d): w.byte(7); w.raw(d)
+        case .date(let d): w.byte(8); w.fixed64(d.timeIntervalSinceReferenceDate.bitPattern)
+        case .objectId(let o): w.byte(9); for b in o.bytes { w.byte(b) }
+        case .decimal(let d): w.byte(10); w.string(d.description)
+        case .uuid(let u):
+            w.byte(11)
+            withUnsafeBytes(of: u.uuid) { for b in $0 { w.byte(b) } }
+        case .link(let l): w.byte(12); w.varint(Int(l.table.rawValue)); w.varint(UInt64(bitPattern: l.key.rawValue))
+        }
+    }
+
+    /// Decodes a payload into a record for `baseVersion`, checking that every
+    /// table, property and value fits `schema`.
+    static func decode(_ bytes: [UInt8], baseVersion: UInt64, schema: Schema) throws(DecodingFailure) -> ChangeRecord {
+        var r = ByteReader(bytes)
+        let count = try r.count("op count")
+        var ops: [ChangeOp] = []
+        ops.reserveCapacity(min(count, bytes.count))
+        for _ in 0..<count { ops.append(try decodeOp(&r, schema)) }
+        guard r.isAtEnd else { throw r.fail("\(bytes.count - r.offset) bytes left after \(count) ops") }
+        return ChangeRecord(baseVersion: baseVersion, ops: ops)
+    }
+
+    private static func decodeOp(_ r: inout ByteReader, _ schema: Schema) throws(DecodingFailure) -> ChangeOp {
+        let tagOffset = r.offset
+        let tag = try r.byte()
+        let t = TableKey(try r.index(below: schema.objectSchema.count, "table"))
+        let keyRaw = try r.varint()
+        guard keyRaw < UInt64(Int64.max) else { throw r.fail("object key \(keyRaw) out of range") }
+        let k = ObjectKey(Int64(keyRaw))
+        let os = schema[t]
+        let stored = os.storedCount
+        func property(_ kinds: Set<CollectionKind>) throws(DecodingFailure) -> Int {
+            let start = r.offset
+            let p = try r.index(below: stored, "property of \(os.className)")
+            guard kinds.contains(os.properties[p].collection) else {
+                throw DecodingFailure(offset: start, reason: "op \(tag) does not apply to '\(os.className).\(os.properties[p].name)' (\(os.properties[p].typeName))")
+            }
+            return p
+        }
+        func value(for p: Int, element: Bool) throws(DecodingFailure) -> Value {
+            let start = r.offset
+            let v = try decodeValue(&r, schema)
+            let property = element ? os.properties[p].elementProperty : os.properties[p]
+            guard fits(v, property, schema) else {
+                throw DecodingFailure(offset: start, reason: "value \(v) does not fit '\(os.className).\(property.name)' (\(property.typeName))")
+            }
+            return v
+        }
+        switch tag {
+        case 1:
+            let n = try r.count("value count")
+            guard n == stored else { throw r.fail("insert into \(os.className) has \(n) values for \(stored) stored properties") }
+            var values: [Value] = []
+            values.reserveCapacity(n)
+            for p in 0..<n {
+                if os.properties[p].collection == .none {
+                    values.append(try value(for: p, element: false))
+                } else {
+                    let v = try decodeValue(&r, schema)
+                    guard v.isNull else { throw r.fail("collection property '\(os.className).\(os.properties[p].name)' must start empty") }
+                    values.append(v)
+                }
+            }
+            return .insert(t, k, values)
+        case 2: return .delete(t, k)
+        case 3:
+            let p = try property([.none])
+            return .set(t, k, property: p, try value(for: p, element: false))
+        case 4:
+            let p = try property([.list])
+            let i = try r.int("list index")
+            return .listInsert(t, k, property: p, index: i, try value(for: p, element: true))
+        case 5:
+            let p = try property([.list])
+            let i = try r.int("list index")
+            return .listSet(t, k, property: p, index: i, try value(for: p, element: true))
+        case 6:
+            let p = try property([.list])
+            return .listRemove(t, k, property: p, index: try r.int("list index"))
+        case 7:
+            let p = try property([.list])
+            let from = try r.int("list index")
+            return .listMove(t, k, property: p, from: from, to: try r.int("list index"))
+        case 8:
+            let p = try property([.set])
+            return .setInsert(t, k, property: p, try value(for: p, element: true))
+        case 9:
+            let p = try property([.set])
+            return .setRemove(t, k, property: p, try value(for: p, element: true))
+        case 10:
+            let p = try property([.map])
+            let key = try r.string()
+            return .mapSet(t, k, property: p, key: key, try value(for: p, element: true))
+        case 11:
+            let p = try property([.map])
+            return .mapRemove(t, k, property: p, key: try r.string())
+        case 12:
+            return .collectionClear(t, k, property: try property([.list, .set, .map]))
+        default:
+            throw DecodingFailure(offset: tagOffset, reason: "unknown op tag \(tag)")
+        }
+    }
+
+    static func decodeValue(_ r: inout ByteReader, _ schema: Schema) throws(DecodingFailure) -> Value {
+        let start = r.offset
+        switch try r.byte() {
+        case 0: return .null
+        case 1: return .bool(false)
+        case 2: return .bool(true)
+        case 3: return .int(try r.signed())
+        case 4: return .float(Float(bitPattern: try r.fixed32()))
+        case 5: return .double(Double(bitPattern: try r.fixed64()))
+        case 6: return .string(try r.string())
+        case 7: return .data(Data(try r.raw()))
+        case 8: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try r.fixed64())))
+        case 9:
+            var b: [UInt8] = []
+            for _ in 0..<12 { b.append(try r.byte()) }
+            return .objectId(try! ObjectId(bytes: b))
+        case 10:
+            let s = try r.string()
+            guard let d = Decimal128(string: s) else { throw DecodingFailure(offset: start, reason: "invalid decimal '\(s)'") }
+            return .decimal(d)
+        case 11:
+            var b: [UInt8] = []
+            for _ in 0..<16 { b.append(try r.byte()) }
+            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+        case 12:
+            let t = try r.index(below: schema.objectSchema.count, "link table")
+            let key = try r.varint()
+            guard key < UInt64(Int64.max) else { throw r.fail("link key out of range") }
+            return .link(Link(table: TableKey(t), key: ObjectKey(Int64(key))))
+        case let kind:
+            throw DecodingFailure(offset: start, reason: "unknown value kind \(kind)")
+        }
+    }
+
+    /// Whether a decoded value may be stored in a property (or element).
+    static func fits(_ v: Value, _ p: Property, _ schema: Schema) -> Bool {
+        if v.isNull { return p.isOptional || p.type == .any }
+        switch (p.type, v) {
+        case (.any, .link): return true
+        case (.any, _): return true
+        case (.object, .link(let l)): return schema[l.table].className == p.objectClassName
+        case (.int, .int), (.bool, .bool), (.string, .string), (.data, .data), (.date, .date), (.float, .float),
+            (.double, .double), (.objectId, .objectId), (.decimal128, .decimal), (.uuid, .uuid):
+            return true
+        default: return false
+        }
+    }
+}

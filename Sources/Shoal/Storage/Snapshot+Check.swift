@@ -1,0 +1,53 @@
+extension Snapshot {
+    /// Why `op` cannot be applied to this snapshot, or `nil` when it can.
+    ///
+    /// A write transaction only makes ops that apply; replay runs this check
+    /// on each decoded op first, so that a record that decodes but does not
+    /// fit the state (a damaged or foreign log) is reported as corrupt rather
+    /// than tripping a storage precondition.
+    func problem(applying op: ChangeOp) -> String? {
+        let (t, k) = op.target
+        guard t.index < tables.count else { return "table \(t) does not exist" }
+        let table = tables[t.index]
+        let os = schema[t]
+        func linkProblem(_ v: Value) -> String? {
+            guard let l = v.linkValue else { return nil }
+            guard l.table.index < tables.count, isAlive(l.table, l.key) else { return "link to \(l), which is not a live object" }
+            return nil
+        }
+        if case .insert(_, _, let values) = op {
+            guard k == table.nextKey else { return "insert of \(os.className) \(k), but the next key is \(table.nextKey)" }
+            guard values.count == table.scalars.count else { return "insert of \(os.className) with \(values.count) values" }
+            if let pk = os.primaryKeyIndex, object(t, primaryKey: values[pk]) != nil {
+                return "insert of \(os.className) with duplicate primary key \(values[pk])"
+            }
+            return values.lazy.compactMap(linkProblem).first
+        }
+        guard table.isAlive(k) else { return "\(os.className) \(k) is not a live object" }
+        switch op {
+        case .insert: return nil
+        case .delete:
+            if !table.backlinks[k.slot].isEmpty { return "delete of \(os.className) \(k) while \(table.backlinks[k.slot].count) links still point at it" }
+            return nil
+        case .set(_, _, let p, let v):
+            if os.properties[p].isPrimary, let other = object(t, primaryKey: v), other != k {
+                return "primary key of \(os.className) \(k) set to \(v), which \(other) already has"
+            }
+            return linkProblem(v)
+        case .listInsert(_, _, let p, let i, let v):
+            let n = list(t, k, p).count
+            return i > n ? "list insert at \(i) into a list of \(n)" : linkProblem(v)
+        case .listSet(_, _, let p, let i, let v):
+            let n = list(t, k, p).count
+            return i >= n ? "list set at \(i) in a list of \(n)" : linkProblem(v)
+        case .listRemove(_, _, let p, let i):
+            let n = list(t, k, p).count
+            return i >= n ? "list remove at \(i) from a list of \(n)" : nil
+        case .listMove(_, _, let p, let from, let to):
+            let n = list(t, k, p).count
+            return from >= n || to >= n ? "list move \(from)→\(to) in a list of \(n)" : nil
+        case .setInsert(_, _, _, let v), .mapSet(_, _, _, _, let v): return linkProblem(v)
+        case .setRemove, .mapRemove, .collectionClear: return nil
+        }
+    }
+}
