@@ -13,6 +13,8 @@
 struct PredicateLexer {
     let scalars: [Unicode.Scalar]
     var position = 0
+    /// The kind of the token returned last, to tell `a.5` (a path step) from `.5` (a number).
+    private var previousKind: PredicateToken.Kind?
 
     init(_ source: String) {
         scalars = Array(source.unicodeScalars)
@@ -31,6 +33,12 @@ struct PredicateLexer {
 
     /// The next token.
     mutating func next() throws(PredicateSyntaxError) -> PredicateToken {
+        let token = try lexToken()
+        previousKind = token.kind
+        return token
+    }
+
+    private mutating func lexToken() throws(PredicateSyntaxError) -> PredicateToken {
         while let c = peek(), c.properties.isWhitespace { position += 1 }
         let start = position
         guard let c = peek() else { return PredicateToken(kind: .end, range: start..<start, text: "") }
@@ -81,7 +89,7 @@ struct PredicateLexer {
             guard let name = readWord() else { throw invalid(start, length: 1, "expected a property name after '#'") }
             return token(.identifier(name), from: start)
         case ".":
-            if let next = peek(1), next.isDigit { return try lexNumber() }
+            if let next = peek(1), next.isDigit, !previousEndsPathStep { return try lexNumber() }
             return single(.dot)
         case "+", "-":
             if startsSignedNumber() { return try lexNumber() }
@@ -208,6 +216,14 @@ struct PredicateLexer {
     }
 
     // MARK: Helpers
+
+    /// Whether the previous token can be followed by a `.` that continues a key path.
+    private var previousEndsPathStep: Bool {
+        switch previousKind {
+        case .identifier?, .variable?, .collectionOperator?, .rightBracket?, .rightParen?: true
+        default: false
+        }
+    }
 
     func peek(_ offset: Int = 0) -> Unicode.Scalar? {
         let index = position + offset
