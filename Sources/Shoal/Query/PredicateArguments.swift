@@ -68,7 +68,7 @@ struct PredicateArguments {
         if let unused = used.firstIndex(of: false) {
             let total = arguments.count == 1 ? "1 argument given" : "\(arguments.count) arguments given"
             throw PredicateSyntaxError(
-                reason: "argument \(unused) (\(Self.typeName(arguments[unused]))) is not used by any placeholder"
+                reason: "argument \(unused) (\(Self.typeName(Self.unwrap(arguments[unused])))) is not used by any placeholder"
                     + " (\(total), \(used.filter { $0 }.count) used)",
                 argumentIndex: unused
             )
