@@ -30,7 +30,7 @@ struct PredicateArguments {
     let arguments: [Any]
 
     /// The tokens with every placeholder bound to its argument.
-    static func bind(_ tokens: [PredicateToken], to arguments: [Any]) throws(PredicateSyntaxError)
+    static func bind(_ tokens: [PredicateToken], to arguments: [Any]) throws(PredicateFormatError)
         -> [PredicateToken]
     {
         let binder = PredicateArguments(arguments: arguments)
@@ -67,7 +67,7 @@ struct PredicateArguments {
         }
         if let unused = used.firstIndex(of: false) {
             let total = arguments.count == 1 ? "1 argument given" : "\(arguments.count) arguments given"
-            throw PredicateSyntaxError(
+            throw PredicateFormatError(
                 reason: "argument \(unused) (\(Self.typeName(Self.unwrap(arguments[unused])))) is not used by any placeholder"
                     + " (\(total), \(used.filter { $0 }.count) used)",
                 argumentIndex: unused
@@ -78,7 +78,7 @@ struct PredicateArguments {
 
     /// The tokens of the key path a `%K` argument names: `"owner.name"`
     /// becomes `owner`, `.`, `name`; `"dogs.@count"` ends with `@count`.
-    private func keyPathTokens(_ index: Int, for token: PredicateToken) throws(PredicateSyntaxError)
+    private func keyPathTokens(_ index: Int, for token: PredicateToken) throws(PredicateFormatError)
         -> [PredicateToken]
     {
         let argument = Self.unwrap(arguments[index])
@@ -108,7 +108,7 @@ struct PredicateArguments {
 
     /// The argument at `index` converted for `specifier`.
     private func convert(_ index: Int, for specifier: FormatSpecifier, at token: PredicateToken)
-        throws(PredicateSyntaxError) -> PredicateArgument
+        throws(PredicateFormatError) -> PredicateArgument
     {
         let argument = Self.unwrap(arguments[index])
         let ok: Bool

@@ -77,7 +77,7 @@ public struct PredicateFormat: Sendable, CustomStringConvertible {
     ///   - argumentArray: The values for its placeholders, in order.
     /// - Throws: ``ShoalError`` with code `.invalidQuery`, as ``init(_:_:)`` does.
     public init(_ format: String, argumentArray: [Any]) throws {
-        do throws(PredicateSyntaxError) {
+        do throws(PredicateFormatError) {
             tree = try PredicateParser.parse(format, arguments: argumentArray)
         } catch {
             throw error.shoalError(format: format)

@@ -33,7 +33,7 @@ extension PredicateLexer {
         }
     }
 
-    mutating func lexNumber() throws(PredicateSyntaxError) -> PredicateToken {
+    mutating func lexNumber() throws(PredicateFormatError) -> PredicateToken {
         let start = position
         var sign = ""
         if let c = peek(), c == "+" || c == "-" {
@@ -97,7 +97,7 @@ extension PredicateLexer {
     }
 
     /// `3abc` is one bad token, not the number 3 followed by a property.
-    private mutating func rejectTrailingWordCharacters(_ start: Int) throws(PredicateSyntaxError) {
+    private mutating func rejectTrailingWordCharacters(_ start: Int) throws(PredicateFormatError) {
         guard let c = peek(), c.isWordContinue else { return }
         while let c = peek(), c.isWordContinue { position += 1 }
         throw invalid(start, length: position - start, "invalid number '\(text(start..<position))'")
@@ -105,7 +105,7 @@ extension PredicateLexer {
 
     // MARK: Strings
 
-    mutating func lexString(quote: Unicode.Scalar) throws(PredicateSyntaxError) -> PredicateToken {
+    mutating func lexString(quote: Unicode.Scalar) throws(PredicateFormatError) -> PredicateToken {
         let start = position
         position += 1
         var value = String.UnicodeScalarView()
@@ -136,7 +136,7 @@ extension PredicateLexer {
     }
 
     /// The scalar of `\uXXXX`, reading a following `\uXXXX` low surrogate if this is a high one.
-    private mutating func unicodeEscape(_ escapeStart: Int) throws(PredicateSyntaxError) -> Unicode.Scalar {
+    private mutating func unicodeEscape(_ escapeStart: Int) throws(PredicateFormatError) -> Unicode.Scalar {
         func hex4(_ lexer: inout PredicateLexer) -> UInt32? {
             guard lexer.position + 4 <= lexer.scalars.count,
                 lexer.scalars[lexer.position..<lexer.position + 4].allSatisfy(\.isHexDigit),
@@ -165,7 +165,7 @@ extension PredicateLexer {
     // MARK: Dates
 
     /// `T<seconds>:<nanoseconds>`, or `nil` when the `T` starts an ordinary word.
-    mutating func lexTimestamp() throws(PredicateSyntaxError) -> PredicateToken? {
+    mutating func lexTimestamp() throws(PredicateFormatError) -> PredicateToken? {
         let start = position
         var index = position + 1
         func signedInteger() -> Int64? {
@@ -192,7 +192,7 @@ extension PredicateLexer {
 
     /// `YYYY-MM-DD@HH:MM:SS[:nanoseconds]` (or `T` for `@`), in UTC; `nil` when
     /// the digits are an ordinary number.
-    mutating func lexDateTime() throws(PredicateSyntaxError) -> PredicateToken? {
+    mutating func lexDateTime() throws(PredicateFormatError) -> PredicateToken? {
         let start = position
         var index = position
         func number() -> Int? {
@@ -254,7 +254,7 @@ extension PredicateLexer {
 
     // MARK: UUID, ObjectId, data
 
-    mutating func lexUUID(from start: Int) throws(PredicateSyntaxError) -> PredicateToken {
+    mutating func lexUUID(from start: Int) throws(PredicateFormatError) -> PredicateToken {
         let content = try parenthesized(from: start, name: "uuid")
         guard content.unicodeScalars.count == 36, let uuid = UUID(uuidString: content) else {
             throw invalid(start, length: position - start, "invalid UUID literal")
@@ -262,7 +262,7 @@ extension PredicateLexer {
         return token(.literal(.uuid(uuid)), from: start)
     }
 
-    mutating func lexObjectId(from start: Int) throws(PredicateSyntaxError) -> PredicateToken {
+    mutating func lexObjectId(from start: Int) throws(PredicateFormatError) -> PredicateToken {
         let content = try parenthesized(from: start, name: "oid")
         guard let objectId = try? ObjectId(string: content) else {
             throw invalid(start, length: position - start, "invalid ObjectId literal (expected 24 hex digits)")
@@ -271,7 +271,7 @@ extension PredicateLexer {
     }
 
     /// The text between `(` and `)`; the current position is at the `(`.
-    private mutating func parenthesized(from start: Int, name: String) throws(PredicateSyntaxError) -> String {
+    private mutating func parenthesized(from start: Int, name: String) throws(PredicateFormatError) -> String {
         position += 1
         let contentStart = position
         while let c = peek(), c != ")" { position += 1 }
@@ -281,7 +281,7 @@ extension PredicateLexer {
         return content
     }
 
-    mutating func lexBase64(from start: Int) throws(PredicateSyntaxError) -> PredicateToken {
+    mutating func lexBase64(from start: Int) throws(PredicateFormatError) -> PredicateToken {
         position += 1
         let contentStart = position
         while let c = peek(), c != "\"" { position += 1 }

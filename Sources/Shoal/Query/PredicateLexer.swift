@@ -21,7 +21,7 @@ struct PredicateLexer {
     }
 
     /// All tokens of `source`, ending with an `.end` token.
-    static func tokenize(_ source: String) throws(PredicateSyntaxError) -> [PredicateToken] {
+    static func tokenize(_ source: String) throws(PredicateFormatError) -> [PredicateToken] {
         var lexer = PredicateLexer(source)
         var tokens: [PredicateToken] = []
         while true {
@@ -32,13 +32,13 @@ struct PredicateLexer {
     }
 
     /// The next token.
-    mutating func next() throws(PredicateSyntaxError) -> PredicateToken {
+    mutating func next() throws(PredicateFormatError) -> PredicateToken {
         let token = try lexToken()
         previousKind = token.kind
         return token
     }
 
-    private mutating func lexToken() throws(PredicateSyntaxError) -> PredicateToken {
+    private mutating func lexToken() throws(PredicateFormatError) -> PredicateToken {
         while let c = peek(), c.properties.isWhitespace { position += 1 }
         let start = position
         guard let c = peek() else { return PredicateToken(kind: .end, range: start..<start, text: "") }
@@ -138,7 +138,7 @@ struct PredicateLexer {
 
     /// A word: a keyword, an identifier, or the start of `uuid(…)`, `oid(…)`,
     /// `B64"…"` or a `T<seconds>:<nanoseconds>` date.
-    private mutating func lexWord() throws(PredicateSyntaxError) -> PredicateToken {
+    private mutating func lexWord() throws(PredicateFormatError) -> PredicateToken {
         let start = position
         if peek() == "T", let date = try lexTimestamp() { return date }
         let word = readWord() ?? ""
@@ -163,7 +163,7 @@ struct PredicateLexer {
 
     /// `%@`, `%K`, `%d`, `%i`, `%u`, `%f`, with the length modifiers `l`, `ll`
     /// and `q` that format strings written for C also carry.
-    private mutating func lexFormatSpecifier() throws(PredicateSyntaxError) -> PredicateToken {
+    private mutating func lexFormatSpecifier() throws(PredicateFormatError) -> PredicateToken {
         let start = position
         position += 1
         switch peek() {
@@ -199,7 +199,7 @@ struct PredicateLexer {
     }
 
     /// `$0` (an argument by index) or `$name` (a subquery variable).
-    private mutating func lexDollar() throws(PredicateSyntaxError) -> PredicateToken {
+    private mutating func lexDollar() throws(PredicateFormatError) -> PredicateToken {
         let start = position
         position += 1
         if let c = peek(), c.isDigit {
@@ -241,9 +241,9 @@ struct PredicateLexer {
     }
 
     /// An error at `start`, naming the `length` scalars there as the offending token.
-    func invalid(_ start: Int, length: Int, _ reason: String) -> PredicateSyntaxError {
+    func invalid(_ start: Int, length: Int, _ reason: String) -> PredicateFormatError {
         let end = min(start + max(length, 1), scalars.count)
-        return PredicateSyntaxError(reason: reason, position: start, token: start < end ? text(start..<end) : nil)
+        return PredicateFormatError(reason: reason, position: start, token: start < end ? text(start..<end) : nil)
     }
 }
 

@@ -17,7 +17,7 @@
 extension PredicateParser {
     mutating func parseKeyPathExpression(
         modifier: PredicateTree.CollectionModifier?, modifierToken: PredicateToken?
-    ) throws(PredicateSyntaxError) -> PredicateTree.Expression {
+    ) throws(PredicateFormatError) -> PredicateTree.Expression {
         let start = modifierToken?.range.lowerBound ?? current.range.lowerBound
         var path = PredicateTree.KeyPath(components: [], modifier: modifier)
         var sources: [Range<Int>] = []
@@ -110,7 +110,7 @@ extension PredicateParser {
     /// whose `@count` token is returned. The current token is `@links`.
     private mutating func parseBacklinks(
         _ path: inout PredicateTree.KeyPath, _ sources: inout [Range<Int>]
-    ) throws(PredicateSyntaxError) -> PredicateToken? {
+    ) throws(PredicateFormatError) -> PredicateToken? {
         let start = current.range.lowerBound
         advance()
         try expect(.dot, "'.' and a class name")
@@ -138,7 +138,7 @@ extension PredicateParser {
     /// `["key"]` or `[%@]` after a property: a map lookup.
     private mutating func parseSubscript(
         _ path: inout PredicateTree.KeyPath, _ sources: inout [Range<Int>]
-    ) throws(PredicateSyntaxError) {
+    ) throws(PredicateFormatError) {
         let open = current
         switch path.components.last {
         case .property?, .mapKey?: break
@@ -165,7 +165,7 @@ extension PredicateParser {
         start: Int,
         operatorToken: PredicateToken,
         _ modifierToken: PredicateToken?
-    ) throws(PredicateSyntaxError) -> PredicateTree.Expression {
+    ) throws(PredicateFormatError) -> PredicateTree.Expression {
         if function != .count, let modifierToken {
             // Realm allows a modifier before @count and @size (`ANY dogs.toys.@count > 2`) but
             // not before an aggregate, which already reduces the collection to one value.

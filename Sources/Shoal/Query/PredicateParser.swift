@@ -31,14 +31,14 @@ struct PredicateParser {
     }
 
     /// Lexes `format`, binds its placeholders to `arguments` and parses it.
-    static func parse(_ format: String, arguments: [Any] = []) throws(PredicateSyntaxError) -> PredicateTree {
+    static func parse(_ format: String, arguments: [Any] = []) throws(PredicateFormatError) -> PredicateTree {
         let tokens = try PredicateArguments.bind(PredicateLexer.tokenize(format), to: arguments)
         var parser = PredicateParser(tokens: tokens)
         return try parser.parsePredicate()
     }
 
     /// A whole predicate, up to the end of input.
-    mutating func parsePredicate() throws(PredicateSyntaxError) -> PredicateTree {
+    mutating func parsePredicate() throws(PredicateFormatError) -> PredicateTree {
         let tree = try parseOr()
         guard current.kind == .end else {
             throw .expected("AND, OR or the end of the predicate", after: previous, found: current)
@@ -59,7 +59,7 @@ struct PredicateParser {
 
     /// Consumes a token of `kind`, or throws "expected `description`".
     @discardableResult
-    mutating func expect(_ kind: PredicateToken.Kind, _ description: String) throws(PredicateSyntaxError)
+    mutating func expect(_ kind: PredicateToken.Kind, _ description: String) throws(PredicateFormatError)
         -> PredicateToken
     {
         guard current.kind == kind else { throw .expected(description, after: previous, found: current) }
@@ -69,33 +69,31 @@ struct PredicateParser {
 
     // MARK: Logical operators
 
-    private mutating func parseOr() throws(PredicateSyntaxError) -> PredicateTree {
+    private mutating func parseOr() throws(PredicateFormatError) -> PredicateTree {
         var operands = [try parseAnd()]
         while current.kind == .or || current.kind == .keyword(.or) {
             advance()
             operands.append(try parseAnd())
         }
-        guard operands.count > 1 else { return operands[0] }
-        return .or(operands.flatMap { if case .or(let inner) = $0 { inner } else { [$0] } })
+        return .disjunction(operands)
     }
 
-    private mutating func parseAnd() throws(PredicateSyntaxError) -> PredicateTree {
+    private mutating func parseAnd() throws(PredicateFormatError) -> PredicateTree {
         var operands = [try parseNot()]
         while current.kind == .and || current.kind == .keyword(.and) {
             advance()
             operands.append(try parseNot())
         }
-        guard operands.count > 1 else { return operands[0] }
-        return .and(operands.flatMap { if case .and(let inner) = $0 { inner } else { [$0] } })
+        return .conjunction(operands)
     }
 
-    private mutating func parseNot() throws(PredicateSyntaxError) -> PredicateTree {
+    private mutating func parseNot() throws(PredicateFormatError) -> PredicateTree {
         guard current.kind == .not || current.kind == .keyword(.not) else { return try parsePrimary() }
         advance()
         return .not(try parseNot())
     }
 
-    private mutating func parsePrimary() throws(PredicateSyntaxError) -> PredicateTree {
+    private mutating func parsePrimary() throws(PredicateFormatError) -> PredicateTree {
         switch current.kind {
         case .leftParen:
             advance()
@@ -115,7 +113,7 @@ struct PredicateParser {
 
     // MARK: Comparisons
 
-    private mutating func parseComparison() throws(PredicateSyntaxError) -> PredicateTree.Comparison {
+    private mutating func parseComparison() throws(PredicateFormatError) -> PredicateTree.Comparison {
         let lhs = try parseOperand(expected: "a predicate")
         let opToken = current
         let op: PredicateTree.ComparisonOperator
@@ -151,7 +149,7 @@ struct PredicateParser {
     }
 
     /// One side of a comparison; `expected` names it in the error when none is there.
-    private mutating func parseOperand(expected: String) throws(PredicateSyntaxError) -> PredicateTree.Expression {
+    private mutating func parseOperand(expected: String) throws(PredicateFormatError) -> PredicateTree.Expression {
         let token = current
         switch token.kind {
         case .literal(let value):
@@ -191,7 +189,7 @@ struct PredicateParser {
     }
 
     /// `{}`, `{1}`, `{"a", %@, nil}`: constants and scalar arguments only.
-    private mutating func parseListLiteral() throws(PredicateSyntaxError) -> PredicateTree.ConstantList {
+    private mutating func parseListLiteral() throws(PredicateFormatError) -> PredicateTree.ConstantList {
         let open = try expect(.leftBrace, "'{'")
         var elements: [PredicateTree.Constant] = []
         if current.kind == .rightBrace {
@@ -221,7 +219,7 @@ struct PredicateParser {
     }
 
     /// `SUBQUERY(collection, $variable, predicate).@count`; the current token is `SUBQUERY`.
-    private mutating func parseSubquery() throws(PredicateSyntaxError) -> PredicateTree.Subquery {
+    private mutating func parseSubquery() throws(PredicateFormatError) -> PredicateTree.Subquery {
         let start = current.range.lowerBound
         advance()
         try expect(.leftParen, "'('")

@@ -5,7 +5,9 @@ import Foundation
 /// written `ANY`, arguments replaced by their values, and only the
 /// parentheses precedence needs. Parsing the text gives an equal tree, except
 /// for values that have no literal form (`Decimal128` prints as a number, a
-/// link as a debug form, a non-finite `Float` as a `Double`).
+/// link as a debug form, a non-finite `Float` as a `Double`) and for property
+/// names that are not identifiers (possible only through `%K`), which print
+/// as they are.
 extension PredicateTree: CustomStringConvertible {
     var description: String {
         switch self {

@@ -32,6 +32,37 @@ indirect enum PredicateTree: Hashable, Sendable {
 }
 
 extension PredicateTree {
+    /// All of `operands`, keeping the `and` invariants: nested `and`s are
+    /// flattened, one operand is returned as is, none gives `TRUEPREDICATE`.
+    /// `Results.filter` uses it to AND a new predicate into an existing one.
+    static func conjunction(_ operands: [PredicateTree]) -> PredicateTree {
+        let flat = operands.flatMap { operand -> [PredicateTree] in
+            if case .and(let inner) = operand { return inner }
+            return [operand]
+        }
+        switch flat.count {
+        case 0: return .truePredicate
+        case 1: return flat[0]
+        default: return .and(flat)
+        }
+    }
+
+    /// Any of `operands`, keeping the `or` invariants: nested `or`s are
+    /// flattened, one operand is returned as is, none gives `FALSEPREDICATE`.
+    static func disjunction(_ operands: [PredicateTree]) -> PredicateTree {
+        let flat = operands.flatMap { operand -> [PredicateTree] in
+            if case .or(let inner) = operand { return inner }
+            return [operand]
+        }
+        switch flat.count {
+        case 0: return .falsePredicate
+        case 1: return flat[0]
+        default: return .or(flat)
+        }
+    }
+}
+
+extension PredicateTree {
     /// `lhs op[options] rhs`, for example `name BEGINSWITH[c] "R"`.
     struct Comparison: Hashable, Sendable {
         var lhs: Expression

@@ -13,7 +13,7 @@ extension QueryTests {
         }
 
         /// The lexer error for `source`; records an issue when it lexes.
-        private func lexError(_ source: String) -> PredicateSyntaxError? {
+        private func lexError(_ source: String) -> PredicateFormatError? {
             do {
                 let tokens = try PredicateLexer.tokenize(source)
                 Issue.record("expected a lexer error, got \(tokens.map(\.kind))")

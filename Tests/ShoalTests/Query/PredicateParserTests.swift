@@ -40,7 +40,7 @@ private func shape(_ tree: PredicateTree) -> String {
     }
 }
 
-private func parseError(_ format: String, _ arguments: Any...) -> PredicateSyntaxError? {
+private func parseError(_ format: String, _ arguments: Any...) -> PredicateFormatError? {
     do {
         let tree = try PredicateParser.parse(format, arguments: arguments)
         Issue.record("expected '\(format)' to fail, got \(tree)")
