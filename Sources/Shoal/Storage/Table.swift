@@ -69,3 +69,19 @@ struct Table: Sendable {
 
 typealias OrderedSetStorage = OrderedSet<Value>
 typealias MapStorage = OrderedDictionary<String, Value>
+
+extension Table {
+    /// Appends the slot of an object deleted before a snapshot was written:
+    /// empty values, not alive. Used only when restoring a snapshot, so that
+    /// keys keep their slots.
+    mutating func appendDeadSlot() {
+        for p in 0..<scalars.count {
+            scalars[p].append(.null)
+            if lists[p] != nil { lists[p]!.append([]) }
+            if sets[p] != nil { sets[p]!.append([]) }
+            if maps[p] != nil { maps[p]!.append([:]) }
+        }
+        alive.append(false)
+        backlinks.append([])
+    }
+}

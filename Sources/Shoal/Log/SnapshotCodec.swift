@@ -1,0 +1,150 @@
+import OrderedCollections
+
+// The payload of a snapshot file (format version 1): the whole state at one
+// version, object keys included, so that the log continues after it.
+//
+//   snapshot  := version:varint schema table{schema.classCount}
+//   table     := slotCount:varint liveCount:varint object{liveCount}
+//   object    := key:varint value{storedCount} collection{collectionProperties} backlinks
+//   backlinks := count:varint (table:varint property:varint key:varint){count}
+//   collection:= count:varint (value | key:string value){count}
+//
+// Slots not listed are deleted objects (keys are never reused). Values use
+// the change record value encoding (ChangeRecordCodec.swift).
+
+/// Writes a snapshot's full state and rebuilds it, through the same
+/// `Snapshot.apply` path as commits and replay.
+enum SnapshotCodec {
+    static func encode(_ snapshot: Snapshot) -> [UInt8] {
+        var w = ByteWriter(capacity: 1 << 16)
+        w.varint(UInt64(snapshot.version))
+        SchemaCodec.encode(snapshot.schema, into: &w)
+        for table in snapshot.tables {
+            let os = snapshot.schema[table.key]
+            w.varint(table.alive.count)
+            w.varint(table.count)
+            for key in table.liveKeys {
+                w.varint(UInt64(bitPattern: key.rawValue))
+                for p in 0..<table.scalars.count {
+                    ChangeRecordCodec.encode(os.properties[p].collection == .none ? table.scalars[p][key.slot] : .null, into: &w)
+                }
+                for p in 0..<table.scalars.count {
+                    switch os.properties[p].collection {
+                    case .none: continue
+                    case .list, .set:
+                        let elements = snapshot.collectionElements(table.key, key, p)
+                        w.varint(elements.count)
+                        for v in elements { ChangeRecordCodec.encode(v, into: &w) }
+                    case .map:
+                        let map = snapshot.map(table.key, key, p)
+                        w.varint(map.count)
+                        for (k, v) in map {
+                            w.string(k)
+                            ChangeRecordCodec.encode(v, into: &w)
+                        }
+                    }
+                }
+                // Linking objects keep link order, which re-linking in table
+                // order would not reproduce: store it.
+                let backlinks = table.backlinks[key.slot]
+                w.varint(backlinks.count)
+                for b in backlinks {
+                    w.varint(Int(b.origin.rawValue))
+                    w.varint(b.property)
+                    w.varint(UInt64(bitPattern: b.key.rawValue))
+                }
+            }
+        }
+        return w.bytes
+    }
+
+    /// Rebuilds a snapshot. Objects are inserted with their links unset, then
+    /// links and collections are set, so links may point anywhere; every op
+    /// is checked against the state before it is applied.
+    static func decode(_ bytes: [UInt8]) throws(DecodingFailure) -> Snapshot {
+        var r = ByteReader(bytes)
+        let version = try r.varint()
+        let schema = try SchemaCodec.decode(&r)
+        var snapshot = Snapshot(schema: schema, version: 0)
+        var deferred: [ChangeOp] = []
+        var storedBacklinks: [(TableKey, ObjectKey, [Backlink])] = []
+        for os in schema.objectSchema {
+            let t = schema.tableByName[os.className]!
+            let slotCount = try r.count("slot count")
+            let liveCount = try r.count("live count")
+            guard liveCount <= slotCount else { throw r.fail("\(liveCount) live objects in \(slotCount) slots") }
+            let stored = os.storedCount
+            var previous: Int64 = -1
+            for _ in 0..<liveCount {
+                let keyRaw = try r.varint()
+                guard keyRaw < UInt64(slotCount), Int64(keyRaw) > previous else { throw r.fail("object key \(keyRaw) out of order or range") }
+                let key = ObjectKey(Int64(keyRaw))
+                while snapshot.tables[t.index].nextKey < key {
+                    snapshot.tables[t.index].appendDeadSlot()
+                }
+                previous = Int64(keyRaw)
+                var values: [Value] = []
+                for p in 0..<stored {
+                    let start = r.offset
+                    let v = try ChangeRecordCodec.decodeValue(&r, schema)
+                    let property = os.properties[p]
+                    guard property.collection == .none ? ChangeRecordCodec.fits(v, property, schema) : v.isNull else {
+                        throw DecodingFailure(offset: start, reason: "value \(v) does not fit '\(os.className).\(property.name)'")
+                    }
+                    if v.linkValue != nil {
+                        deferred.append(.set(t, key, property: p, v))
+                        values.append(.null)
+                    } else {
+                        values.append(v)
+                    }
+                }
+                for p in 0..<stored where os.properties[p].collection != .none {
+                    let element = os.properties[p].elementProperty
+                    let n = try r.count("collection size")
+                    for i in 0..<n {
+                        let key2 = os.properties[p].collection == .map ? try r.string() : ""
+                        let start = r.offset
+                        let v = try ChangeRecordCodec.decodeValue(&r, schema)
+                        guard ChangeRecordCodec.fits(v, element, schema) else {
+                            throw DecodingFailure(offset: start, reason: "element \(v) does not fit '\(os.className).\(os.properties[p].name)'")
+                        }
+                        switch os.properties[p].collection {
+                        case .list: deferred.append(.listInsert(t, key, property: p, index: i, v))
+                        case .set: deferred.append(.setInsert(t, key, property: p, v))
+                        default: deferred.append(.mapSet(t, key, property: p, key: key2, v))
+                        }
+                    }
+                }
+                var backlinks: [Backlink] = []
+                for _ in 0..<(try r.count("backlink count")) {
+                    let origin = TableKey(try r.index(below: schema.objectSchema.count, "backlink table"))
+                    let property = try r.index(below: schema[origin].storedCount, "backlink property")
+                    let originKey = try r.varint()
+                    guard originKey < UInt64(Int64.max) else { throw r.fail("backlink key out of range") }
+                    backlinks.append(Backlink(origin: origin, property: property, key: ObjectKey(Int64(originKey))))
+                }
+                storedBacklinks.append((t, key, backlinks))
+                let op = ChangeOp.insert(t, key, values)
+                if let problem = snapshot.problem(applying: op) { throw r.fail(problem) }
+                snapshot.apply(op)
+            }
+            while snapshot.tables[t.index].nextKey.slot < slotCount {
+                snapshot.tables[t.index].appendDeadSlot()
+            }
+        }
+        guard r.isAtEnd else { throw r.fail("bytes left after the last table") }
+        for op in deferred {
+            if let problem = snapshot.problem(applying: op) { throw r.fail(problem) }
+            snapshot.apply(op)
+        }
+        for (t, key, stored) in storedBacklinks {
+            let rebuilt = snapshot.tables[t.index].backlinks[key.slot]
+            guard Dictionary(grouping: stored, by: { $0 }).mapValues(\.count) == Dictionary(grouping: rebuilt, by: { $0 }).mapValues(\.count) else {
+                throw r.fail("stored backlinks of \(schema[t].className) \(key) do not match its links")
+            }
+            snapshot.tables[t.index].backlinks[key.slot] = stored
+        }
+        snapshot.version = version
+        return snapshot
+    }
+}
