@@ -110,17 +110,16 @@ struct SnapshotFile: Sendable {
         func corrupt(_ reason: String, at offset: Int) -> ShoalError {
             .corruptSnapshot(path: path, offset: Int64(offset), reason: reason)
         }
-        while contents.count - offset != trailerSize {
+        while contents.count - offset > trailerSize {
             let remaining = contents.count - offset
-            guard remaining >= chunkHeaderSize + 1 + trailerSize else {
-                throw corrupt(remaining == 0 ? "trailer missing" : "file cut short (\(remaining) bytes left)", at: offset)
-            }
             let rawLength = Int(contents.loadLittleEndian(UInt32.self, at: offset))
             let storedLength = Int(contents.loadLittleEndian(UInt32.self, at: offset + 4))
             let stored = contents.loadLittleEndian(UInt64.self, at: offset + 8)
-            guard rawLength >= 1, rawLength <= LogFormat.chunkRawBytes, storedLength >= 1,
-                storedLength <= rawLength, storedLength <= remaining - chunkHeaderSize - trailerSize
+            guard rawLength >= 1, rawLength <= LogFormat.chunkRawBytes, storedLength >= 1, storedLength <= rawLength
             else { throw corrupt("impossible chunk lengths (raw \(rawLength), stored \(storedLength))", at: offset) }
+            guard storedLength <= remaining - chunkHeaderSize else {
+                throw corrupt("chunk cut short (\(remaining - chunkHeaderSize) of \(storedLength) bytes)", at: offset)
+            }
             let body = (offset + chunkHeaderSize)..<(offset + chunkHeaderSize + storedLength)
             var hasher = Checksum.Hasher(seed: header.salt)
             contents.withUnsafeBytes { bytes in
@@ -137,6 +136,10 @@ struct SnapshotFile: Sendable {
             withUnsafeBytes(of: stored.littleEndian) { trailerHasher.update($0) }
             chunkCount += 1
             offset = body.upperBound
+        }
+        guard contents.count - offset == trailerSize else {
+            let remaining = contents.count - offset
+            throw corrupt(remaining == 0 ? "trailer missing" : "trailer cut short (\(remaining) bytes)", at: offset)
         }
         guard Array(contents[(offset + 16)..<(offset + 24)]) == trailerMagic else {
             throw corrupt("trailer magic is wrong", at: offset + 16)
