@@ -37,6 +37,7 @@ let package = Package(
                 "CXXHash",
                 .product(name: "Collections", package: "swift-collections"),
             ],
+            exclude: ["Log/FORMAT.md"],
             swiftSettings: upcomingFeatures
         ),
         .executableTarget(

@@ -54,9 +54,13 @@ extension LogReader {
             switch ending {
             case .clean, .zeroFilledTail: nil
             case .tornTail(let damage):
-                if !isLastSegment { .corruptRecord(path: path, damage) }
-                else if strict { .tornTail(path: path, damage) }
-                else { nil }
+                if !isLastSegment {
+                    .corruptRecord(path: path, damage)
+                } else if strict {
+                    .tornTail(path: path, damage)
+                } else {
+                    nil
+                }
             case .corruptRecord(let damage): .corruptRecord(path: path, damage)
             case .nonMonotonicVersion(let offset, let expected, let found):
                 .nonMonotonicVersion(path: path, offset: offset, expected: expected, found: found)

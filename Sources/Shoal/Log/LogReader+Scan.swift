@@ -82,7 +82,8 @@ extension LogReader {
                 if isZero(from: offset) {
                     let damage = LogDamage(
                         offset: Int64(offset), byteCount: remaining, expectedVersion: expected, reason: .zeroFilled)
-                    report(damage, .zeroFilledTail(offset: Int64(offset), byteCount: remaining), at: offset,
+                    report(
+                        damage, .zeroFilledTail(offset: Int64(offset), byteCount: remaining), at: offset,
                         reporter: &reporter)
                     offset = contents.count
                 } else if let next = nextValidRecord(after: offset) {
@@ -118,8 +119,10 @@ extension LogReader {
             afterDamage = false
             expected = frame.version
             if !frame.type.isKnown && !frame.type.isSafeToIgnore && first == nil {
-                first = (.requiresNewerShoal(offset: Int64(offset), version: frame.version, type: frame.type),
-                    offset, expected - 1)
+                first = (
+                    .requiresNewerShoal(offset: Int64(offset), version: frame.version, type: frame.type),
+                    offset, expected - 1
+                )
             }
             switch decodePayload(of: frame) {
             case .failure(let reason):

@@ -17,7 +17,8 @@ extension LogWriter {
         while true {
             let step = state.withLock { state -> SyncStep in
                 if state.closed, state.durableVersion < version {
-                    return .fail(ShoalError(.fileAccess, "The log writer for \(path) is closed", context: ["path": path]))
+                    return .fail(
+                        ShoalError(.fileAccess, "The log writer for \(path) is closed", context: ["path": path]))
                 }
                 if let poison = state.poison {
                     // Waiters whose record the failed sync covered learn of that failure

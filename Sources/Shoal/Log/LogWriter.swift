@@ -75,9 +75,10 @@ final class LogWriter: Sendable {
     let file: OpenFile
     let state: Mutex<State>
 
-    init(path: String, header: FileHeader, durability: Durability, io: any FileIO, file: OpenFile, tail: Int64,
-        lastVersion: UInt64)
-    {
+    init(
+        path: String, header: FileHeader, durability: Durability, io: any FileIO, file: OpenFile, tail: Int64,
+        lastVersion: UInt64
+    ) {
         self.path = path
         self.directory = parentDirectory(of: path)
         self.header = header

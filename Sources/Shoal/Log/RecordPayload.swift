@@ -12,7 +12,8 @@ enum RecordPayload {
         raw.withUnsafeBytes { all in
             var start = 0
             while start < all.count {
-                let chunk = UnsafeRawBufferPointer(rebasing: all[start..<min(start + LogFormat.chunkRawBytes, all.count)])
+                let chunk = UnsafeRawBufferPointer(
+                    rebasing: all[start..<min(start + LogFormat.chunkRawBytes, all.count)])
                 stored.appendLittleEndian(UInt32(chunk.count))
                 if let block = Compression.compress(chunk) {
                     stored.appendLittleEndian(UInt32(block.count))

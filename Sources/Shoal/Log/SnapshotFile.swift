@@ -102,7 +102,9 @@ struct SnapshotFile: Sendable {
     /// Verifies and decodes a snapshot already in memory.
     static func decode(path: String, contents: [UInt8]) throws(ShoalError) -> SnapshotFile {
         let header: FileHeader
-        do { header = try FileHeader.decode(contents, expecting: .snapshot) } catch { throw error.shoalError(path: path) }
+        do { header = try FileHeader.decode(contents, expecting: .snapshot) } catch {
+            throw error.shoalError(path: path)
+        }
         var payload: [UInt8] = []
         var trailerHasher = Checksum.Hasher(seed: header.salt)
         var chunkCount: UInt64 = 0
@@ -130,8 +132,9 @@ struct SnapshotFile: Sendable {
             if storedLength == rawLength {
                 payload.append(contentsOf: contents[body])
             } else {
-                do { payload.append(contentsOf: try Compression.decompress(Array(contents[body]), rawLength: rawLength)) }
-                catch { throw corrupt("chunk does not decode: \(error)", at: offset) }
+                do {
+                    payload.append(contentsOf: try Compression.decompress(Array(contents[body]), rawLength: rawLength))
+                } catch { throw corrupt("chunk does not decode: \(error)", at: offset) }
             }
             withUnsafeBytes(of: stored.littleEndian) { trailerHasher.update($0) }
             chunkCount += 1

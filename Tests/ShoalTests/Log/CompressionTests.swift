@@ -1,5 +1,6 @@
 import ShoalTestSupport
 import Testing
+
 @testable import Shoal
 
 @Suite struct CompressionTests {
@@ -27,7 +28,9 @@ import Testing
     @Test("a malformed block is rejected, never read out of bounds")
     func malformed() throws {
         let block = try #require(Compression.compress(LogFixture.payload(.compressible, version: 3, size: 2000)))
-        #expect(throws: Compression.Failure.self) { try Compression.decompress(Array(block.prefix(block.count / 2)), rawLength: 2000) }
+        #expect(throws: Compression.Failure.self) {
+            try Compression.decompress(Array(block.prefix(block.count / 2)), rawLength: 2000)
+        }
         #expect(throws: Compression.Failure.self) { try Compression.decompress([0xFF, 0xFF, 0xFF], rawLength: 2000) }
         #expect(throws: Compression.Failure.self) { try Compression.decompress(block, rawLength: 0) }
     }

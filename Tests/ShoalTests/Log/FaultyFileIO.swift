@@ -1,6 +1,7 @@
 import Glibc
 import ShoalTestSupport
 import Synchronization
+
 @testable import Shoal
 
 /// An in-memory ``FileIO`` that injects faults and produces crash images, after
@@ -187,7 +188,8 @@ final class FaultyFileIO: FileIO {
                     case .persisted: overwrite(&bytes, at: offset, with: data)
                     case .dropped: break
                     case .zeroed: overwrite(&bytes, at: offset, with: [UInt8](repeating: 0, count: data.count))
-                    case .garbage: overwrite(&bytes, at: offset, with: data.map { _ in UInt8.random(in: 0...255, using: &random) })
+                    case .garbage:
+                        overwrite(&bytes, at: offset, with: data.map { _ in UInt8.random(in: 0...255, using: &random) })
                     case .torn(let kept): overwrite(&bytes, at: offset, with: Array(data.prefix(kept)))
                     }
                 }
@@ -389,7 +391,9 @@ extension FaultyFileIO.Model {
             }
             bytes.replaceSubrange(offset..<(offset + data.count), with: data)
         case .truncate(let size):
-            bytes = size <= bytes.count ? Array(bytes.prefix(size)) : bytes + [UInt8](repeating: 0, count: size - bytes.count)
+            bytes =
+                size <= bytes.count
+                ? Array(bytes.prefix(size)) : bytes + [UInt8](repeating: 0, count: size - bytes.count)
         }
         inodes[inode]!.current = bytes
         inodes[inode]!.pending.append(FaultyFileIO.Pending(sequence: nextSequence, kind: kind))

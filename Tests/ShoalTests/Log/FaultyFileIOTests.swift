@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import Shoal
 
 /// The fault double itself: the tests above rely on these semantics.
@@ -16,7 +17,10 @@ import Testing
         let model = try #require(io.captures.last).model
         #expect(FaultyFileIO.crashImage(of: model, fates: { _ in .dropped }).contents(of: "/d/f") == [1, 2, 3])
         #expect(FaultyFileIO.crashImage(of: model, fates: { _ in .zeroed }).contents(of: "/d/f") == [1, 2, 3, 0, 0])
-        #expect(FaultyFileIO.crashImage(of: model, fates: { _ in .torn(keptBytes: 1) }).contents(of: "/d/f") == [1, 2, 3, 4])
+        #expect(
+            FaultyFileIO.crashImage(of: model, fates: { _ in .torn(keptBytes: 1) }).contents(of: "/d/f") == [
+                1, 2, 3, 4,
+            ])
         #expect(FaultyFileIO.crashImage(of: model, fates: { _ in .persisted }).contents(of: "/d/f") == [1, 2, 3, 4, 5])
         let garbage = try #require(FaultyFileIO.crashImage(of: model, fates: { _ in .garbage }).contents(of: "/d/f"))
         #expect(garbage.count == 5 && Array(garbage.prefix(3)) == [1, 2, 3])
@@ -34,7 +38,10 @@ import Testing
         io.capture("synced")
         let (renamed, synced) = (io.captures[0].model, io.captures[1].model)
         #expect(FaultyFileIO.crashImage(of: renamed, fates: { _ in .persisted }).allPaths == ["/d/a"])
-        #expect(FaultyFileIO.crashImage(of: renamed, fates: { _ in .persisted }, keepDirectoryChanges: true).allPaths == ["/d/b"])
+        #expect(
+            FaultyFileIO.crashImage(of: renamed, fates: { _ in .persisted }, keepDirectoryChanges: true).allPaths == [
+                "/d/b"
+            ])
         #expect(FaultyFileIO.crashImage(of: synced, fates: { _ in .persisted }).allPaths == ["/d/b"])
     }
 

@@ -1,5 +1,6 @@
 import ShoalTestSupport
 import Testing
+
 @testable import Shoal
 
 /// Builders shared by the Log tests: deterministic payloads and small segments
@@ -29,7 +30,9 @@ enum LogFixture {
         }
     }
 
-    static func record(_ version: UInt64, _ kind: PayloadKind = .compressible, type: LogFormat.RecordType = .transaction)
+    static func record(
+        _ version: UInt64, _ kind: PayloadKind = .compressible, type: LogFormat.RecordType = .transaction
+    )
         -> LogRecord
     {
         LogRecord(
@@ -50,7 +53,9 @@ enum LogFixture {
     }
 
     /// The bytes of a segment holding `records` (in a throwaway file system).
-    static func segmentBytes(_ records: [LogRecord], salt: UInt64 = salt) throws -> (
+    static func segmentBytes(
+        _ records: [LogRecord], salt: UInt64 = salt
+    ) throws -> (
         bytes: [UInt8], receipts: [LogWriter.Receipt]
     ) {
         let io = FaultyFileIO()
@@ -72,7 +77,9 @@ enum LogFixture {
     }
 
     /// Replays the segment at `path` in `io`.
-    static func replay(io: FaultyFileIO, path: String = segmentPath) throws -> (
+    static func replay(
+        io: FaultyFileIO, path: String = segmentPath
+    ) throws -> (
         records: [LogRecord], result: LogReader.ReplayResult
     ) {
         try replay(try #require(io.contents(of: path)))

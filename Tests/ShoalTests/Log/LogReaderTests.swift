@@ -1,5 +1,6 @@
 import ShoalTestSupport
 import Testing
+
 @testable import Shoal
 
 /// Damage kinds at the byte level (PERSISTENCE.md §9 cases 1–8, 15), one test each.
@@ -147,7 +148,9 @@ import Testing
     @Test("a file shorter than its header is reported as a truncated header")
     func truncatedHeader() throws {
         let (bytes, _) = try F.segmentBytes([])
-        let error = #expect(throws: ShoalError.self) { try LogReader(path: F.segmentPath, contents: Array(bytes.prefix(40))) }
+        let error = #expect(throws: ShoalError.self) {
+            try LogReader(path: F.segmentPath, contents: Array(bytes.prefix(40)))
+        }
         #expect(error?.code == .corruptHeader)
         #expect(error?.context["field"] == "length")
     }
@@ -219,8 +222,12 @@ import Testing
         #expect(spliced != ours)
         let (replayed, result) = try F.replay(spliced)
         #expect(replayed == Array(records.prefix(2)))
-        #expect(result.ending == .corruptRecord(
-            LogDamage(offset: Int64(r3.lowerBound), byteCount: Int64(r3.count), expectedVersion: 3, reason: .checksumMismatch)))
+        #expect(
+            result.ending
+                == .corruptRecord(
+                    LogDamage(
+                        offset: Int64(r3.lowerBound), byteCount: Int64(r3.count), expectedVersion: 3,
+                        reason: .checksumMismatch)))
         // Their record 6 appended at our end.
         let appended = ours + theirs[ours.count...]
         let tail = try F.replay(appended)
@@ -277,7 +284,8 @@ import Testing
         #expect(report.damage[2].reason == .nonMonotonicVersion(expected: 8, found: 6))
         #expect(summary.okUpTo == receipts[1].offset && summary.lastVersionInOrder == 1)
         #expect(summary.recordCount == 5 && summary.damageCount == 3)
-        #expect(summary.damagedByteCount == Int64(receipts[1].byteCount + receipts[4].byteCount + receipts[5].byteCount))
+        #expect(
+            summary.damagedByteCount == Int64(receipts[1].byteCount + receipts[4].byteCount + receipts[5].byteCount))
         guard case .corruptRecord(let first) = summary.ending else {
             Issue.record("\(summary.ending)")
             return

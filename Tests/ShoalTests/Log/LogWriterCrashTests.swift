@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Shoal
 
 /// Power loss at every persistence point of a small workload (PERSISTENCE.md §9

@@ -2,6 +2,7 @@ import Dispatch
 import Glibc
 import Synchronization
 import Testing
+
 @testable import Shoal
 
 /// Segment creation, durability policies, group commit, and the write-path
@@ -19,7 +20,8 @@ import Testing
         #expect(writer.tail == 64 && writer.lastVersion == 0 && writer.header.salt == F.salt)
         // Before the directory sync, a crash may lose the rename: no segment under the final name.
         let beforeDirSync = try #require(io.captures.last).model
-        #expect(FaultyFileIO.crashImage(of: beforeDirSync, fates: { _ in .persisted }).contents(of: F.segmentPath) == nil)
+        #expect(
+            FaultyFileIO.crashImage(of: beforeDirSync, fates: { _ in .persisted }).contents(of: F.segmentPath) == nil)
         let header = try FileHeader.decode(try #require(io.contents(of: F.segmentPath)), expecting: .log)
         #expect(header.baseVersion == 0 && header.schemaFingerprint == F.fingerprint)
     }
@@ -58,7 +60,8 @@ import Testing
     @Test("relaxed appends do not sync until sync() or the delay passes")
     func relaxedAppends() throws {
         let io = FaultyFileIO()
-        let (writer, _) = try F.writeLog((1...3).map { F.record($0) }, io: io, durability: .relaxed(maxDelay: .seconds(3600)))
+        let (writer, _) = try F.writeLog(
+            (1...3).map { F.record($0) }, io: io, durability: .relaxed(maxDelay: .seconds(3600)))
         let syncs = io.callCount(.sync)
         #expect(writer.durableVersion == 0 && writer.lastVersion == 3)
         try writer.sync()
@@ -265,7 +268,8 @@ import Testing
     @Test("rolling syncs the old segment and continues in a new one based at its last version")
     func roll() throws {
         let io = FaultyFileIO()
-        let (writer, _) = try F.writeLog((1...3).map { F.record($0) }, io: io, durability: .relaxed(maxDelay: .seconds(3600)))
+        let (writer, _) = try F.writeLog(
+            (1...3).map { F.record($0) }, io: io, durability: .relaxed(maxDelay: .seconds(3600)))
         let next = try writer.roll(schemaFingerprint: 7, salt: F.otherSalt)
         #expect(writer.durableVersion == 3)
         #expect(next.path == joinPath(F.directory, "log-0000000000000003.wal") && next.header.baseVersion == 3)

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import Shoal
 
 /// The real file system, in a fresh temporary directory per test.
@@ -8,7 +9,8 @@ import Testing
 
     static func withTemporaryDirectory(_ body: (String) throws -> Void) throws {
         var template = Array("/tmp/shoal-log-test-XXXXXX".utf8CString)
-        let directory = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
+        let directory = try #require(
+            template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
         defer {
             for name in (try? PosixFileIO().listDirectory(at: directory)) ?? [] { unlink(joinPath(directory, name)) }
             rmdir(directory)
@@ -71,7 +73,8 @@ import Testing
             var replayed: [LogRecord] = []
             let result = reader.replay { replayed.append($0) }
             #expect(replayed == records && result.ending == .clean)
-            let snapshot = try SnapshotFile.write(Array(repeating: 7, count: 3000), version: 3, schemaFingerprint: 1, directory: directory, io: io)
+            let snapshot = try SnapshotFile.write(
+                Array(repeating: 7, count: 3000), version: 3, schemaFingerprint: 1, directory: directory, io: io)
             #expect(try SnapshotFile.read(at: snapshot, io: io).payload == Array(repeating: 7, count: 3000))
             #expect(Set(try io.listDirectory(at: directory)) == [fileName(of: writer.path), fileName(of: snapshot)])
         }

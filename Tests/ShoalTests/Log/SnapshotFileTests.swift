@@ -1,6 +1,7 @@
 import Glibc
 import ShoalTestSupport
 import Testing
+
 @testable import Shoal
 
 /// Snapshot files: round trip, damage reported with its offset (§9 case 9c),
@@ -42,7 +43,8 @@ import Testing
         let path = try Self.write(payload, io: io)
         #expect(path == Self.path && io.allPaths == [path])
         let snapshot = try SnapshotFile.read(at: path, io: io)
-        #expect(snapshot.payload == payload && snapshot.version == 42 && snapshot.header.schemaFingerprint == F.fingerprint)
+        #expect(
+            snapshot.payload == payload && snapshot.version == 42 && snapshot.header.schemaFingerprint == F.fingerprint)
         let bytes = try #require(io.contents(of: path))
         #expect(Self.chunkOffsets(bytes).count == (size + (1 << 20) - 1) >> 20)
     }
@@ -55,13 +57,16 @@ import Testing
             (raw: bytes.loadLittleEndian(UInt32.self, at: $0), stored: bytes.loadLittleEndian(UInt32.self, at: $0 + 4))
         }
         #expect(stored.count == 3)
-        #expect(stored[0].stored < stored[0].raw && stored[1].stored == stored[1].raw && stored[2].stored < stored[2].raw)
+        #expect(
+            stored[0].stored < stored[0].raw && stored[1].stored == stored[1].raw && stored[2].stored < stored[2].raw)
     }
 
     @Test(
         "a damaged chunk or trailer is reported with the offset of the bad bytes",
-        arguments: ["chunk 2 body", "chunk 2 rawLen", "chunk 1 compLen", "chunk 3 checksum", "trailer count",
-            "trailer checksum", "trailer magic", "truncated"])
+        arguments: [
+            "chunk 2 body", "chunk 2 rawLen", "chunk 1 compLen", "chunk 3 checksum", "trailer count",
+            "trailer checksum", "trailer magic", "truncated",
+        ])
     func corruptSnapshot(damage: String) throws {
         let io = FaultyFileIO()
         let bytes = try #require(io.contents(of: try Self.write(io: io)))
@@ -90,9 +95,11 @@ import Testing
         let io = FaultyFileIO()
         let bytes = try #require(io.contents(of: try Self.write(io: io)))
         io.setContents(of: Self.path, F.flipBit(bytes, at: 30))
-        #expect((#expect(throws: ShoalError.self) { try SnapshotFile.read(at: Self.path, io: io) })?.code == .corruptHeader)
+        #expect(
+            (#expect(throws: ShoalError.self) { try SnapshotFile.read(at: Self.path, io: io) })?.code == .corruptHeader)
         io.setContents(of: Self.path, F.flipBit(bytes, at: 7))
-        #expect((#expect(throws: ShoalError.self) { try SnapshotFile.read(at: Self.path, io: io) })?.code == .notAShoalFile)
+        #expect(
+            (#expect(throws: ShoalError.self) { try SnapshotFile.read(at: Self.path, io: io) })?.code == .notAShoalFile)
     }
 
     @Test("crash during snapshot write: the snapshot name is absent or holds the whole snapshot")
@@ -118,7 +125,9 @@ import Testing
                             sawAbsent = true
                         } else {
                             sawPresent = true
-                            #expect(try SnapshotFile.read(at: Self.path, io: image).payload == Self.payload, "\(capture.label)")
+                            #expect(
+                                try SnapshotFile.read(at: Self.path, io: image).payload == Self.payload,
+                                "\(capture.label)")
                         }
                     }
                 }
