@@ -129,6 +129,11 @@ final class LogWriter: Sendable {
                 context: ["path": path, "version": String(record.version), "reason": "tooLarge"])
         }
         let bytes = record.framed(salt: header.salt)
+        #if SHOAL_INTERNAL_CHECKS
+            // Paired check (STYLE.md 15): what we append must read back as this record.
+            let parsed = bytes.withUnsafeBytes { RecordFrame.parse($0, at: 0, salt: header.salt) }
+            precondition((try? parsed.get())?.version == record.version, "framed record does not verify: \(parsed)")
+        #endif
         return try state.withLock { state throws(ShoalError) -> Receipt in
             try checkWritable(state)
             guard record.version == state.lastVersion + 1 else {
