@@ -38,6 +38,7 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "HashTreeCollections", package: "swift-collections"),
             ],
+            exclude: ["Log/FORMAT.md"],
             swiftSettings: upcomingFeatures
         ),
         .executableTarget(

@@ -40,6 +40,18 @@ public struct ShoalError: Error, Sendable, CustomStringConvertible {
             case fileAccess = 300
             case corruptLog = 301
             case alreadyOpen = 302
+            case logWriteFailed = 303
+            case logSyncFailed = 304
+            case logPoisoned = 305
+            case unsupportedFormat = 306
+            case notAShoalFile = 307
+            case corruptHeader = 308
+            case corruptRecord = 309
+            case tornTail = 310
+            case nonMonotonicVersion = 311
+            case requiresNewerShoal = 312
+            case corruptSnapshot = 313
+            case missingVersions = 314
             case invalidQuery = 400
             case invalidKeyPath = 401
             case notificationsUnavailable = 500
@@ -94,6 +106,31 @@ public struct ShoalError: Error, Sendable, CustomStringConvertible {
         public static let corruptLog = Code(.corruptLog)
         /// Another process holds the database open.
         public static let alreadyOpen = Code(.alreadyOpen)
+        /// Appending to the log failed (for example, the disk is full); the transaction
+        /// was not applied and the log was cut back, so the database stays usable.
+        public static let logWriteFailed = Code(.logWriteFailed)
+        /// `fdatasync` failed; whether the transaction is durable is unknown, and the log is poisoned.
+        public static let logSyncFailed = Code(.logSyncFailed)
+        /// An earlier sync or truncate failure poisoned the log; writes fail until the database is reopened.
+        public static let logPoisoned = Code(.logPoisoned)
+        /// A file was written by a newer Shoal (format version or flags this build does not know).
+        public static let unsupportedFormat = Code(.unsupportedFormat)
+        /// A file does not start with the magic of a Shoal log segment or snapshot.
+        public static let notAShoalFile = Code(.notAShoalFile)
+        /// A log or snapshot file header is damaged or truncated.
+        public static let corruptHeader = Code(.corruptHeader)
+        /// A log record before the tail is damaged; the context names path, offset and version.
+        public static let corruptRecord = Code(.corruptRecord)
+        /// The last record of the log is incomplete (reported only in strict recovery).
+        public static let tornTail = Code(.tornTail)
+        /// A valid log record carries a version other than the previous one plus 1.
+        public static let nonMonotonicVersion = Code(.nonMonotonicVersion)
+        /// A log record has a type this Shoal does not know and must not skip.
+        public static let requiresNewerShoal = Code(.requiresNewerShoal)
+        /// A snapshot file's chunk or trailer is damaged.
+        public static let corruptSnapshot = Code(.corruptSnapshot)
+        /// The snapshot and log segments do not cover every version contiguously.
+        public static let missingVersions = Code(.missingVersions)
         /// A query could not be parsed or does not fit the class.
         public static let invalidQuery = Code(.invalidQuery)
         /// A key path names no property, or passes through a property that is not a link.
@@ -158,6 +195,18 @@ public struct ShoalError: Error, Sendable, CustomStringConvertible {
     public static let fileAccess = Code.fileAccess
     public static let corruptLog = Code.corruptLog
     public static let alreadyOpen = Code.alreadyOpen
+    public static let logWriteFailed = Code.logWriteFailed
+    public static let logSyncFailed = Code.logSyncFailed
+    public static let logPoisoned = Code.logPoisoned
+    public static let unsupportedFormat = Code.unsupportedFormat
+    public static let notAShoalFile = Code.notAShoalFile
+    public static let corruptHeader = Code.corruptHeader
+    public static let corruptRecord = Code.corruptRecord
+    public static let tornTail = Code.tornTail
+    public static let nonMonotonicVersion = Code.nonMonotonicVersion
+    public static let requiresNewerShoal = Code.requiresNewerShoal
+    public static let corruptSnapshot = Code.corruptSnapshot
+    public static let missingVersions = Code.missingVersions
     public static let invalidQuery = Code.invalidQuery
     public static let invalidKeyPath = Code.invalidKeyPath
     public static let notificationsUnavailable = Code.notificationsUnavailable

@@ -1,0 +1,130 @@
+internal import Glibc
+
+/// ``FileIO`` on the real file system through POSIX calls.
+///
+/// Interrupted calls (`EINTR`) are retried, except `fdatasync` and `fsync`, which
+/// are never retried (a retried sync can report success after the kernel dropped
+/// the dirty pages: fsyncgate, PERSISTENCE.md §5).
+struct PosixFileIO: FileIO {
+    init() {}
+
+    func createExclusive(at path: String) throws(FileIOError) -> OpenFile {
+        let fd = try retryingEINTR(.create, path) { Glibc.open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o644) }
+        return OpenFile(descriptor: fd, path: path)
+    }
+
+    func open(at path: String, mode: OpenFile.Mode) throws(FileIOError) -> OpenFile {
+        let flags = (mode == .readOnly ? O_RDONLY : O_RDWR) | O_CLOEXEC
+        let fd = try retryingEINTR(.open, path) { Glibc.open(path, flags) }
+        return OpenFile(descriptor: fd, path: path)
+    }
+
+    func close(_ file: OpenFile) {
+        // Not retried on EINTR: on Linux the descriptor is released regardless.
+        _ = Glibc.close(file.descriptor)
+    }
+
+    func read(_ file: OpenFile, count: Int, at offset: Int64) throws(FileIOError) -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = result.withUnsafeMutableBytes { buffer in
+                pread(file.descriptor, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileIOError(operation: .read, path: file.path, errno: errno, bytesTransferred: done)
+            }
+            if n == 0 { break }
+            done += n
+        }
+        result.removeLast(count - done)
+        return result
+    }
+
+    func write(_ file: OpenFile, _ bytes: [UInt8], at offset: Int64) throws(FileIOError) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { buffer in
+                pwrite(file.descriptor, buffer.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileIOError(operation: .write, path: file.path, errno: errno, bytesTransferred: done)
+            }
+            // pwrite returning 0 for a non-empty buffer makes no progress; report it as out of space.
+            if n == 0 { throw FileIOError(operation: .write, path: file.path, errno: ENOSPC, bytesTransferred: done) }
+            done += n
+        }
+    }
+
+    func syncData(_ file: OpenFile) throws(FileIOError) {
+        guard fdatasync(file.descriptor) == 0 else {
+            throw FileIOError(operation: .sync, path: file.path, errno: errno)
+        }
+    }
+
+    func truncate(_ file: OpenFile, to size: Int64) throws(FileIOError) {
+        _ = try retryingEINTR(.truncate, file.path) { ftruncate(file.descriptor, off_t(size)) }
+    }
+
+    func size(of file: OpenFile) throws(FileIOError) -> Int64 {
+        var info = stat()
+        guard fstat(file.descriptor, &info) == 0 else {
+            throw FileIOError(operation: .size, path: file.path, errno: errno)
+        }
+        return Int64(info.st_size)
+    }
+
+    func rename(_ source: String, to destination: String) throws(FileIOError) {
+        guard Glibc.rename(source, destination) == 0 else {
+            throw FileIOError(operation: .rename, path: source, errno: errno)
+        }
+    }
+
+    func syncDirectory(at path: String) throws(FileIOError) {
+        let fd = try retryingEINTR(.syncDirectory, path) { Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { _ = Glibc.close(fd) }
+        guard fsync(fd) == 0 else { throw FileIOError(operation: .syncDirectory, path: path, errno: errno) }
+    }
+
+    func unlink(at path: String) throws(FileIOError) {
+        guard Glibc.unlink(path) == 0 else { throw FileIOError(operation: .unlink, path: path, errno: errno) }
+    }
+
+    func listDirectory(at path: String) throws(FileIOError) -> [String] {
+        guard let dir = opendir(path) else { throw FileIOError(operation: .listDirectory, path: path, errno: errno) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: pointer.pointee)) {
+                    String(cString: $0)
+                }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    func lockExclusive(at path: String) throws(FileIOError) -> OpenFile {
+        let fd = try retryingEINTR(.lock, path) { Glibc.open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644) }
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            _ = Glibc.close(fd)
+            throw FileIOError(operation: .lock, path: path, errno: code)
+        }
+        return OpenFile(descriptor: fd, path: path)
+    }
+
+    private func retryingEINTR(
+        _ operation: FileIOError.Operation, _ path: String, _ call: () -> Int32
+    ) throws(FileIOError) -> Int32 {
+        while true {
+            let result = call()
+            if result >= 0 { return result }
+            if errno != EINTR { throw FileIOError(operation: operation, path: path, errno: errno) }
+        }
+    }
+}

@@ -1,0 +1,181 @@
+// Snapshot grammar, format version 1 (all integers little-endian; FORMAT.md has the prose):
+//
+//   snapshot  := fileHeader(64, magic "SHOALSNP", baseVersion = V) chunk* trailer
+//   chunk     := rawLen:u32 compLen:u32 checksum:u64 bytes[compLen]
+//                1 <= compLen <= rawLen <= 1 MiB; compLen == rawLen means stored raw, else one LZ4 block
+//   checksum  := XXH3-64(seed: file salt, rawLen ++ compLen ++ bytes)
+//   trailer   := chunkCount:u64 chunksChecksum:u64 "SNPEND\0\0"
+//   chunksChecksum := XXH3-64(seed: file salt, every chunk checksum as u64, in order)
+
+/// A snapshot file, `snapshot-<V:016x>.snap`: the whole state at version V as an
+/// opaque payload (the layers above put the schema and the tables in it),
+/// split into checksummed chunks of at most 1 MiB (PERSISTENCE.md §8.6 step 3).
+///
+/// ```swift
+/// let path = try SnapshotFile.write(bytes, version: 42, schemaFingerprint: fp, directory: dir, io: io)
+/// let snapshot = try SnapshotFile.read(at: path, io: io)   // snapshot.payload == bytes
+/// ```
+struct SnapshotFile: Sendable {
+    static let chunkHeaderSize = 16
+    static let trailerSize = 24
+    static let trailerMagic: [UInt8] = Array("SNPEND".utf8) + [0, 0]
+
+    let path: String
+    let header: FileHeader
+    let payload: [UInt8]
+
+    /// The snapshot's version.
+    var version: UInt64 { header.baseVersion }
+
+    /// Writes `payload` as the snapshot of `version`, crash-safely: into
+    /// `snapshot-V.snap.tmp` in the same directory, `fdatasync`, close, rename
+    /// to `snapshot-V.snap`, `fsync` the directory (PERSISTENCE.md §5 protocol 3,
+    /// steps 1–4). Deleting older snapshots and segments is the caller's step 5.
+    ///
+    /// - Returns: the snapshot's path.
+    /// - Throws: `ShoalError.fileAccess`; on failure before the rename the
+    ///   temporary file is removed and no snapshot name changes.
+    @discardableResult
+    static func write(
+        _ payload: [UInt8], version: UInt64, schemaFingerprint: UInt64, directory: String, io: any FileIO,
+        salt: UInt64 = .random(in: .min ... .max), createdAtMicros: UInt64 = LogFormat.nowMicros()
+    ) throws(ShoalError) -> String {
+        let path = joinPath(directory, LogFormat.snapshotFileName(version: version))
+        let temporary = path + LogFormat.temporarySuffix
+        if io.fileExists(at: temporary) { try? io.unlink(at: temporary) }  // left by a crashed attempt
+        let header = FileHeader(
+            kind: .snapshot, salt: salt, baseVersion: version, schemaFingerprint: schemaFingerprint,
+            createdAtMicros: createdAtMicros)
+        let file: OpenFile
+        do { file = try io.createExclusive(at: temporary) } catch { throw .logFileAccess(error, "create") }
+        do throws(FileIOError) {
+            var offset: Int64 = 0
+            func put(_ bytes: [UInt8]) throws(FileIOError) {
+                try io.write(file, bytes, at: offset)
+                offset += Int64(bytes.count)
+            }
+            try put(header.encoded())
+            var trailerHasher = Checksum.Hasher(seed: salt)
+            var chunkCount: UInt64 = 0
+            var start = 0
+            while start < payload.count {
+                let end = min(start + LogFormat.chunkRawBytes, payload.count)
+                let chunk = encodeChunk(payload, range: start..<end, salt: salt)
+                withUnsafeBytes(of: chunk.checksum.littleEndian) { trailerHasher.update($0) }
+                try put(chunk.bytes)
+                chunkCount += 1
+                start = end
+            }
+            var trailer: [UInt8] = []
+            trailer.appendLittleEndian(chunkCount)
+            trailer.appendLittleEndian(trailerHasher.finalize())
+            trailer.append(contentsOf: trailerMagic)
+            try put(trailer)
+            try io.syncData(file)
+        } catch {
+            io.close(file)
+            try? io.unlink(at: temporary)
+            throw .logFileAccess(error, error.operation == .sync ? "sync" : "write")
+        }
+        io.close(file)
+        do throws(FileIOError) {
+            try io.rename(temporary, to: path)
+        } catch {
+            try? io.unlink(at: temporary)
+            throw .logFileAccess(error, "rename")
+        }
+        do { try io.syncDirectory(at: directory) } catch { throw .logFileAccess(error, "sync the directory of") }
+        return path
+    }
+
+    /// Reads and verifies the snapshot at `path`: header, every chunk's lengths,
+    /// checksum and exact decoded size, and the trailer.
+    ///
+    /// - Throws: `ShoalError.fileAccess`, `.notAShoalFile`, `.unsupportedFormat`,
+    ///   `.corruptHeader`, `.corruptSnapshot` (with the offset of the first bad byte range).
+    static func read(at path: String, io: any FileIO) throws(ShoalError) -> SnapshotFile {
+        let contents: [UInt8]
+        do { contents = try io.readWholeFile(at: path) } catch { throw .logFileAccess(error, "read") }
+        return try decode(path: path, contents: contents)
+    }
+
+    /// Verifies and decodes a snapshot already in memory.
+    static func decode(path: String, contents: [UInt8]) throws(ShoalError) -> SnapshotFile {
+        let header: FileHeader
+        do { header = try FileHeader.decode(contents, expecting: .snapshot) } catch {
+            throw error.shoalError(path: path)
+        }
+        var payload: [UInt8] = []
+        var trailerHasher = Checksum.Hasher(seed: header.salt)
+        var chunkCount: UInt64 = 0
+        var offset = LogFormat.fileHeaderSize
+        func corrupt(_ reason: String, at offset: Int) -> ShoalError {
+            .corruptSnapshot(path: path, offset: Int64(offset), reason: reason)
+        }
+        while contents.count - offset > trailerSize {
+            let remaining = contents.count - offset
+            let rawLength = Int(contents.loadLittleEndian(UInt32.self, at: offset))
+            let storedLength = Int(contents.loadLittleEndian(UInt32.self, at: offset + 4))
+            let stored = contents.loadLittleEndian(UInt64.self, at: offset + 8)
+            guard rawLength >= 1, rawLength <= LogFormat.chunkRawBytes, storedLength >= 1, storedLength <= rawLength
+            else { throw corrupt("impossible chunk lengths (raw \(rawLength), stored \(storedLength))", at: offset) }
+            guard storedLength <= remaining - chunkHeaderSize else {
+                throw corrupt("chunk cut short (\(remaining - chunkHeaderSize) of \(storedLength) bytes)", at: offset)
+            }
+            let body = (offset + chunkHeaderSize)..<(offset + chunkHeaderSize + storedLength)
+            var hasher = Checksum.Hasher(seed: header.salt)
+            contents.withUnsafeBytes { bytes in
+                hasher.update(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + 8)]))
+                hasher.update(UnsafeRawBufferPointer(rebasing: bytes[body]))
+            }
+            guard hasher.finalize() == stored else { throw corrupt("chunk checksum mismatch", at: offset) }
+            if storedLength == rawLength {
+                payload.append(contentsOf: contents[body])
+            } else {
+                do {
+                    payload.append(contentsOf: try Compression.decompress(Array(contents[body]), rawLength: rawLength))
+                } catch { throw corrupt("chunk does not decode: \(error)", at: offset) }
+            }
+            withUnsafeBytes(of: stored.littleEndian) { trailerHasher.update($0) }
+            chunkCount += 1
+            offset = body.upperBound
+        }
+        guard contents.count - offset == trailerSize else {
+            let remaining = contents.count - offset
+            throw corrupt(remaining == 0 ? "trailer missing" : "trailer cut short (\(remaining) bytes)", at: offset)
+        }
+        guard Array(contents[(offset + 16)..<(offset + 24)]) == trailerMagic else {
+            throw corrupt("trailer magic is wrong", at: offset + 16)
+        }
+        guard contents.loadLittleEndian(UInt64.self, at: offset) == chunkCount else {
+            throw corrupt("trailer chunk count is not \(chunkCount)", at: offset)
+        }
+        guard contents.loadLittleEndian(UInt64.self, at: offset + 8) == trailerHasher.finalize() else {
+            throw corrupt("trailer checksum mismatch", at: offset + 8)
+        }
+        return SnapshotFile(path: path, header: header, payload: payload)
+    }
+
+    private static func encodeChunk(
+        _ payload: [UInt8], range: Range<Int>, salt: UInt64
+    ) -> (bytes: [UInt8], checksum: UInt64) {
+        payload.withUnsafeBytes { all in
+            let raw = UnsafeRawBufferPointer(rebasing: all[range])
+            let block = Compression.compress(raw)
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(chunkHeaderSize + (block?.count ?? raw.count))
+            bytes.appendLittleEndian(UInt32(raw.count))
+            bytes.appendLittleEndian(UInt32(block?.count ?? raw.count))
+            bytes.appendLittleEndian(UInt64(0))  // checksum, filled in below
+            if let block { bytes.append(contentsOf: block) } else { bytes.append(contentsOf: raw) }
+            var hasher = Checksum.Hasher(seed: salt)
+            bytes.withUnsafeBytes { chunk in
+                hasher.update(UnsafeRawBufferPointer(rebasing: chunk[0..<8]))
+                hasher.update(UnsafeRawBufferPointer(rebasing: chunk[chunkHeaderSize...]))
+            }
+            let checksum = hasher.finalize()
+            bytes.storeLittleEndian(checksum, at: 8)
+            return (bytes, checksum)
+        }
+    }
+}
