@@ -1,5 +1,4 @@
 internal import Dispatch
-internal import Synchronization
 
 extension LogWriter {
     private enum SyncStep {

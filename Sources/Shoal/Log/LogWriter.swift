@@ -1,5 +1,4 @@
 internal import Dispatch
-internal import Synchronization
 
 /// Appends records to one log segment, with group commit and a durability policy.
 ///
@@ -73,7 +72,7 @@ final class LogWriter: Sendable {
     let durability: Durability
     let io: any FileIO
     let file: OpenFile
-    let state: Mutex<State>
+    let state: Locked<State>
 
     init(
         path: String, header: FileHeader, durability: Durability, io: any FileIO, file: OpenFile, tail: Int64,
@@ -85,7 +84,7 @@ final class LogWriter: Sendable {
         self.durability = durability
         self.io = io
         self.file = file
-        self.state = Mutex(
+        self.state = Locked(
             State(tail: tail, lastVersion: lastVersion, durableVersion: lastVersion, lastSync: .now))
     }
 

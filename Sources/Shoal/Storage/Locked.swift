@@ -14,7 +14,7 @@ final class Locked<State>: @unchecked Sendable {
 
     init(_ state: State) { self.state = state }
 
-    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+    func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
         lock.lock()
         defer { lock.unlock() }
         return try body(&state)
