@@ -101,3 +101,18 @@ public final class Note: Object, Codable {
     @Persisted public var title = "untitled"
     @Persisted public var tags: List<String>
 }
+
+/// A fresh directory under the system's temporary directory, for a file-backed Realm.
+public func temporaryDatabaseURL(_ name: String = "db") -> URL {
+    URL(fileURLWithPath: NSTemporaryDirectory())
+        .appendingPathComponent("shoal-tests-\(UUID().uuidString)")
+        .appendingPathComponent("\(name).realm")
+}
+
+/// A configuration for a file-backed Realm holding the test model.
+public func fileConfiguration(_ url: URL, durability: Realm.Durability = .durable, types: [Object.Type] = [Person.self, Dog.self, Kennel.self, Puppy.self, AllTypes.self, Note.self]) -> Realm.Configuration {
+    var config = Realm.Configuration(fileURL: url)
+    config.objectTypes = types
+    config.durability = durability
+    return config
+}

@@ -47,6 +47,24 @@ extension Realm {
         /// Whether to delete the stored data when the schema needs a migration.
         public var deleteRealmIfMigrationNeeded: Bool
 
+        /// When a commit to a file-backed Realm reaches stable storage.
+        public var durability: Durability = .durable
+
+        /// Asked on open with the bytes on disk and the bytes of live data
+        /// (the last snapshot); returning `true` compacts before the open returns.
+        public var shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)?
+
+        /// Compact automatically when the log written since the last snapshot
+        /// exceeds this multiple of the snapshot's size (and
+        /// ``compactionMinimumLogBytes``).
+        public var compactionLogGrowthFactor: Double = 2
+
+        /// The log never compacts automatically below this size.
+        public var compactionMinimumLogBytes: Int64 = 64 << 20
+
+        /// Called during a long replay on open, from the opening thread.
+        public var replayProgress: (@Sendable (ReplayProgress) -> Void)?
+
         /// Creates a configuration.
         /// - Parameters:
         ///   - fileURL: where the database lives; ignored when `inMemoryIdentifier` is set.
@@ -85,6 +103,41 @@ extension Realm {
             if let id = inMemoryIdentifier { return "memory:\(id)" }
             return "file:" + (fileURL ?? Self.defaultFileURL).standardizedFileURL.path
         }
+    }
+
+    /// When a commit to a file-backed Realm reaches stable storage.
+    ///
+    /// - `durable`: `write` returns only after the record is on disk
+    ///   (`fdatasync`); nothing acknowledged is lost. Gives up nothing.
+    /// - `relaxed(maxDelay:)`: `write` returns after the record is handed to
+    ///   the operating system; a background sync runs every `maxDelay`. A
+    ///   process crash loses nothing; a power loss may lose the last
+    ///   `maxDelay` of commits, never corrupts, never leaves a hole. Gives up
+    ///   the D of ACID for that window.
+    /// - `none`: the operating system decides when to write back, and the log
+    ///   is synced when the last Realm closes. For tests and bulk loads.
+    public enum Durability: Sendable, Equatable {
+        case durable
+        case relaxed(maxDelay: Duration = .seconds(1))
+        case none
+
+        var logDurability: LogWriter.Durability {
+            switch self {
+            case .durable: .durable
+            case .relaxed(let maxDelay): .relaxed(maxDelay: maxDelay)
+            case .none: .none
+            }
+        }
+    }
+
+    /// How far a replay on open has got.
+    public struct ReplayProgress: Sendable {
+        /// Bytes of log read so far.
+        public var bytesRead: Int64
+        /// Bytes of log to read in all.
+        public var bytesTotal: Int64
+        /// Transactions replayed so far.
+        public var transactions: Int
     }
 
     /// What `add` and `create` do when an object with the same primary key exists.

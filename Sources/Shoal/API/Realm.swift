@@ -52,8 +52,7 @@ public struct Realm: @unchecked Sendable {
     ///   valid schema, `schemaMismatch` when another Realm for the same store
     ///   is open with a different schema.
     public init(configuration: Configuration) throws {
-        let coordinator = try RealmCoordinator.coordinator(
-            for: configuration.storeIdentifier, classes: configuration.objectTypes ?? [])
+        let coordinator = try RealmCoordinator.coordinator(for: configuration)
         self.instance = RealmInstance.live(configuration: configuration, coordinator: coordinator)
     }
 

@@ -2,82 +2,173 @@ import Dispatch
 import Foundation
 
 /// The one shared store behind every `Realm` opened on the same in-memory
-/// identifier or file in this process: it owns the latest committed snapshot
-/// and serialises writers.
+/// identifier or file in this process: it owns the latest snapshot, the log
+/// of a file-backed database, and serialises writers.
 ///
-/// Readers take the latest snapshot under a short lock and then read it
-/// without any lock; a writer holds the write semaphore from `beginWrite`
-/// to commit or cancel, so there is one writer at a time and it never blocks
-/// readers.
-final class RealmCoordinator: Sendable {
+/// Readers take the published snapshot under a short lock and then read it
+/// without any lock. A writer holds the write semaphore from `beginWrite`
+/// until its record is in the log (not until it is durable), building on the
+/// *pending* snapshot, which includes commits still waiting for their fsync;
+/// a commit is *published* to readers only once durable under the policy.
+/// So concurrent writers share fsyncs (group commit) while nobody ever sees a
+/// version that a crash could take back.
+final class RealmCoordinator: @unchecked Sendable {
+    // Safe because: mutable state is in `state` (a lock); the rest is immutable.
     let identifier: String
     let schema: Schema
     /// The Swift class for each table, by table index.
     let classes: [Object.Type]
     /// The table of each class, by the class's identity.
     private let tableByType: [ObjectIdentifier: TableKey]
-    private let latestSnapshot: Locked<Snapshot>
-    /// The writer lock: held from `beginWrite` to commit or cancel.
+    private let state: Locked<State>
+    /// The writer lock: held from `beginWrite` to the log append (or cancel).
     private let writeLock = DispatchSemaphore(value: 1)
+    /// The durable log of a file-backed database.
+    let log: DatabaseLog?
+    let configuration: Realm.Configuration
+
+    private struct State {
+        /// What readers see: committed and durable under the policy.
+        var published: Snapshot
+        /// What the next writer builds on: published plus commits awaiting their fsync.
+        var pending: Snapshot
+    }
 
     private static let registry = Locked<[String: WeakCoordinator]>([:])
 
-    private init(identifier: String, schema: Schema, classes: [Object.Type]) {
+    private init(identifier: String, snapshot: Snapshot, classes: [Object.Type], log: DatabaseLog?, configuration: Realm.Configuration) {
         self.identifier = identifier
-        self.schema = schema
-        self.classes = classes
+        self.schema = snapshot.schema
         var tables: [ObjectIdentifier: TableKey] = [:]
-        for type in classes { tables[ObjectIdentifier(type)] = schema.tableByName[Object.className(of: type)] }
-        self.tableByType = tables
-        self.latestSnapshot = Locked(Snapshot(schema: schema))
-    }
-
-    /// The coordinator for `identifier`, created on first use. A second opener
-    /// must declare the same schema.
-    static func coordinator(for identifier: String, classes: [Object.Type]) throws(ShoalError) -> RealmCoordinator {
-        let schema = Schema(classes.map { ClassRegistry.info(for: $0).schema })
-        try schema.validate()
-        let result: Result<RealmCoordinator, ShoalError> = registry.withLock { registry in
-            if let existing = registry[identifier]?.value {
-                guard existing.schema == schema else {
-                    let diffs = existing.schema.differences(to: schema)
-                    return .failure(ShoalError(.schemaMismatch,
-                        "The schema declared for '\(identifier)' differs from the schema it is open with in this process: \(diffs.joined(separator: " "))",
-                        context: ["path": identifier, "differences": diffs.joined(separator: "\n")]))
-                }
-                return .success(existing)
-            }
-            let created = RealmCoordinator(identifier: identifier, schema: schema, classes: classes)
-            registry[identifier] = WeakCoordinator(value: created)
-            return .success(created)
+        var ordered: [Object.Type] = []
+        for os in snapshot.schema.objectSchema {
+            let type = classes.first { Object.className(of: $0) == os.className }!
+            tables[ObjectIdentifier(type)] = snapshot.schema.tableByName[os.className]
+            ordered.append(type)
         }
-        return try result.get()
+        self.classes = ordered
+        self.tableByType = tables
+        self.log = log
+        self.configuration = configuration
+        self.state = Locked(State(published: snapshot, pending: snapshot))
     }
 
-    /// The latest committed snapshot.
-    var latest: Snapshot { latestSnapshot.withLock { $0 } }
+    deinit { log?.close() }
 
-    /// Waits for the write lock, then returns the latest snapshot to build on.
+    /// The coordinator for a configuration's store, opened on first use (for a
+    /// file, by recovering its log). A second opener must declare the same schema.
+    static func coordinator(for configuration: Realm.Configuration) throws(ShoalError) -> RealmCoordinator {
+        let classes = configuration.objectTypes ?? []
+        let declared = Schema(classes.map { ClassRegistry.info(for: $0).schema })
+        try declared.validate()
+        let identifier = configuration.storeIdentifier
+        return try registry.withLock { (registry: inout [String: WeakCoordinator]) throws(ShoalError) -> RealmCoordinator in
+            if let existing = registry[identifier]?.value {
+                guard existing.schema.reordering(declared) != nil else {
+                    let diffs = existing.schema.differences(to: declared)
+                    throw ShoalError(.schemaMismatch,
+                        "The schema declared for '\(identifier)' differs from the schema it is open with in this process: \(diffs.joined(separator: " "))",
+                        context: ["path": identifier, "differences": diffs.joined(separator: "\n")])
+                }
+                return existing
+            }
+            let created: RealmCoordinator
+            if configuration.inMemoryIdentifier == nil {
+                let directory = (configuration.fileURL ?? Realm.Configuration.defaultFileURL).standardizedFileURL.path
+                let opened = try DatabaseLog.open(
+                    directory: directory, schema: declared, durability: configuration.durability.logDurability, io: PosixFileIO(),
+                    deleteIfSchemaDiffers: configuration.deleteRealmIfMigrationNeeded,
+                    progress: configuration.replayProgress.map { callback in
+                        { callback(Realm.ReplayProgress(bytesRead: $0.bytesRead, bytesTotal: $0.bytesTotal, transactions: $0.records)) }
+                    })
+                created = RealmCoordinator(identifier: identifier, snapshot: opened.snapshot, classes: classes, log: opened.log,
+                    configuration: configuration)
+                if let should = configuration.shouldCompactOnLaunch {
+                    let sizes = opened.log.sizes
+                    let total = sizes.snapshotBytes + Int(sizes.logBytes)
+                    if should(total, sizes.snapshotBytes) { try created.compact() }
+                }
+            } else {
+                created = RealmCoordinator(identifier: identifier, snapshot: Snapshot(schema: declared), classes: classes, log: nil,
+                    configuration: configuration)
+            }
+            registry[identifier] = WeakCoordinator(value: created)
+            return created
+        }
+    }
+
+    /// Whether a store with this identifier is open in this process.
+    static func isOpen(_ identifier: String) -> Bool {
+        registry.withLock { $0[identifier]?.value != nil }
+    }
+
+    /// The latest published snapshot.
+    var latest: Snapshot { state.withLock { $0.published } }
+
+    /// Waits for the write lock, then returns the snapshot to build on.
     func beginWrite() -> Snapshot {
         writeLock.wait()
-        return latest
+        return state.withLock { $0.pending }
     }
 
-    /// Publishes the transaction's result as the next version and releases
-    /// the write lock. An empty transaction publishes nothing.
-    func commit(_ transaction: WriteTransaction) -> Snapshot {
-        defer { writeLock.signal() }
-        guard !transaction.record.isEmpty else { return transaction.base }
+    /// Commits a transaction: appends its record to the log, releases the
+    /// write lock, waits until the record is durable as the policy requires,
+    /// and publishes the new version. An empty transaction commits nothing.
+    ///
+    /// - Throws: `commitFailed` (with the log error underneath) when the
+    ///   record cannot be written or synced; nothing is published then.
+    func commit(_ transaction: WriteTransaction) throws(ShoalError) -> Snapshot {
+        guard !transaction.record.isEmpty else {
+            writeLock.signal()
+            return transaction.base
+        }
         var next = transaction.working
         next.version = transaction.base.version + 1
         next._checkInvariants()
-        latestSnapshot.withLock { $0 = next }
+        guard let log else {
+            state.withLock {
+                $0.published = next
+                $0.pending = next
+            }
+            writeLock.signal()
+            return next
+        }
+        let receipt: LogWriter.Receipt
+        do {
+            receipt = try log.enqueue(LogRecord(type: .transaction, version: next.version, timestampMicros: LogFormat.nowMicros(),
+                payload: ChangeRecordCodec.encode(transaction.record)))
+        } catch {
+            writeLock.signal()
+            throw commitFailed(error)
+        }
+        state.withLock { $0.pending = next }
+        writeLock.signal()
+        do { try log.waitUntilDurable(receipt) } catch { throw commitFailed(error) }
+        state.withLock { if $0.published.version < next.version { $0.published = next } }
+        if log.needsCompaction(factor: configuration.compactionLogGrowthFactor, minimumBytes: configuration.compactionMinimumLogBytes) {
+            try? compact()
+        }
         return next
+    }
+
+    private func commitFailed(_ error: ShoalError) -> ShoalError {
+        ShoalError(.commitFailed, "The transaction could not be committed to '\(identifier)': \(error.message)",
+            context: error.context, underlying: error)
     }
 
     /// Releases the write lock without publishing anything.
     func cancelWrite() {
         writeLock.signal()
+    }
+
+    /// Writes a snapshot of the latest version and drops the log before it.
+    func compact() throws(ShoalError) {
+        guard let log else { return }
+        writeLock.wait()
+        defer { writeLock.signal() }
+        let snapshot = state.withLock { $0.pending }
+        try log.sync()
+        try log.compact(snapshot)
     }
 
     func tableKey(for type: Object.Type) -> TableKey? {

@@ -97,9 +97,11 @@ final class RealmInstance {
         guard let transaction else {
             throw ShoalError(.notInWriteTransaction, "Can't commit a non-existing write transaction", context: ["path": coordinator.identifier])
         }
-        snapshot = coordinator.commit(transaction)
-        self.transaction = nil
-        stateStamp &+= 1
+        defer {
+            self.transaction = nil
+            stateStamp &+= 1
+        }
+        snapshot = try coordinator.commit(transaction)
     }
 
     func cancelWrite() {

@@ -1,0 +1,384 @@
+import Foundation
+
+/// The durable side of one database: a directory holding a `LOCK` file, at
+/// most one current snapshot and the log segments after it (PERSISTENCE.md §8).
+///
+/// Opening recovers the latest state: the newest snapshot that verifies, then
+/// every record after it, decoded with ``ChangeRecordCodec``, checked with
+/// ``Snapshot/problem(applying:)`` and applied with ``Snapshot/applying(_:)``,
+/// the code path a live commit uses. A torn tail is cut off (and kept beside
+/// the segment); damage before the tail refuses to open and names the file,
+/// offset and version.
+final class DatabaseLog: @unchecked Sendable {
+    // Safe because: `writer` and `lastSnapshotBytes` are guarded by `state`;
+    // everything else is immutable.
+    let directory: String
+    let io: any FileIO
+    let durability: LogWriter.Durability
+    private let lockFile: OpenFile
+    private let state: Locked<State>
+    private var syncTimer: (any DispatchSourceTimer)?
+
+    private struct State {
+        var writer: LogWriter
+        /// Size of the snapshot written by the last compaction (0 without one).
+        var snapshotBytes: Int
+        /// Bytes of log written since the last compaction.
+        var logBytesSinceSnapshot: Int64
+        var closed = false
+    }
+
+    /// Progress of a replay on open.
+    struct ReplayProgress: Sendable {
+        var bytesRead: Int64
+        var bytesTotal: Int64
+        var records: Int
+    }
+
+    struct Opened {
+        let log: DatabaseLog
+        let snapshot: Snapshot
+        /// Torn tails cut off and snapshots skipped, for the open to report.
+        let warnings: [String]
+    }
+
+    private init(directory: String, io: any FileIO, durability: LogWriter.Durability, lockFile: OpenFile, writer: LogWriter, snapshotBytes: Int, logBytes: Int64) {
+        self.directory = directory
+        self.io = io
+        self.durability = durability
+        self.lockFile = lockFile
+        self.state = Locked(State(writer: writer, snapshotBytes: snapshotBytes, logBytesSinceSnapshot: logBytes))
+        if case .relaxed(let maxDelay) = durability { startSyncTimer(maxDelay) }
+    }
+
+    deinit { close() }
+
+    // MARK: Opening
+
+    /// Opens (creating if needed) the database in `directory` for `schema`.
+    ///
+    /// - Throws: `alreadyOpen` when another process holds the lock; the log
+    ///   layer's damage errors (`corruptRecord`, `corruptHeader`,
+    ///   `missingVersions`, …); `schemaMismatch` when the stored schema differs.
+    static func open(
+        directory: String, schema declared: Schema, durability: LogWriter.Durability, io: any FileIO,
+        deleteIfSchemaDiffers: Bool = false, progress: ((ReplayProgress) -> Void)? = nil
+    ) throws(ShoalError) -> Opened {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ShoalError(.fileAccess, "Cannot create the database directory '\(directory)': \(error.localizedDescription)",
+                context: ["path": directory])
+        }
+        let lockPath = joinPath(directory, "LOCK")
+        let lockFile: OpenFile
+        do { lockFile = try io.lockExclusive(at: lockPath) } catch {
+            throw ShoalError(.alreadyOpen,
+                "The database at '\(directory)' is open in another process (it holds \(lockPath)); close it there first.",
+                context: ["path": directory])
+        }
+        do {
+            return try recover(directory: directory, declared: declared, durability: durability, io: io, lockFile: lockFile,
+                deleteIfSchemaDiffers: deleteIfSchemaDiffers, progress: progress)
+        } catch {
+            io.close(lockFile)
+            throw error
+        }
+    }
+
+    private static func recover(
+        directory: String, declared: Schema, durability: LogWriter.Durability, io: any FileIO, lockFile: OpenFile,
+        deleteIfSchemaDiffers: Bool, progress: ((ReplayProgress) -> Void)?
+    ) throws(ShoalError) -> Opened {
+        var listing = try LogDirectory.list(at: directory, io: io)
+        for name in listing.temporaryFiles { try? io.unlink(at: joinPath(directory, name)) }
+        var warnings: [String] = []
+
+        // The newest snapshot that verifies; an older one only if segments cover it.
+        var snapshot: Snapshot?
+        var snapshotBytes = 0
+        var snapshotError: ShoalError?
+        for version in listing.snapshotVersions.reversed() {
+            let path = joinPath(directory, LogFormat.snapshotFileName(version: version))
+            do throws(ShoalError) {
+                let file = try SnapshotFile.read(at: path, io: io)
+                do {
+                    snapshot = try SnapshotCodec.decode(file.payload)
+                } catch {
+                    throw ShoalError(.corruptSnapshot, "\(path): the snapshot's contents do not decode: \(error)",
+                        context: ["path": path, "offset": String(error.offset)])
+                }
+                snapshotBytes = file.payload.count
+                break
+            } catch {
+                snapshotError = snapshotError ?? error
+                warnings.append("Skipped snapshot \(path): \(error.message)")
+            }
+        }
+        if snapshot == nil, let snapshotError, listing.segmentBases.first.map({ $0 > 0 }) ?? true {
+            throw snapshotError
+        }
+
+        var state = snapshot ?? Snapshot(schema: Schema([]))
+        let snapshotVersion = state.version
+        let bases = try listing.segmentsToReplay(afterSnapshot: snapshotVersion)
+        let totalBytes = bases.reduce(Int64(0)) { sum, base in
+            sum + Int64((try? io.readWholeFile(at: listing.segmentPath(base: base)).count) ?? 0)
+        }
+        var bytesBefore: Int64 = 0
+        var records = 0
+        var lastResult: LogReader.ReplayResult?
+        var logBytes: Int64 = 0
+        for (i, base) in bases.enumerated() {
+            if let previous = lastResult { try listing.checkContiguous(lastVersion: previous.lastVersion, nextBase: base) }
+            let path = listing.segmentPath(base: base)
+            let reader = try LogReader(path: path, io: io)
+            let result = try reader.replay { (record: LogRecord) throws(ShoalError) in
+                guard record.version > state.version else { return }
+                try apply(record, to: &state, path: path)
+                if record.type == .transaction { records += 1 }
+                if records % 4096 == 0, let progress {
+                    progress(ReplayProgress(bytesRead: bytesBefore, bytesTotal: totalBytes, records: records))
+                }
+            }
+            let isLast = i == bases.count - 1
+            if let error = result.error(isLastSegment: isLast) { throw error }
+            if isLast, result.droppedByteCount > 0 {
+                warnings.append("Cut a torn tail of \(result.droppedByteCount) bytes after version \(result.lastVersion) from \(path); the bytes were kept beside it.")
+            }
+            bytesBefore += result.fileSize
+            logBytes += result.validEnd
+            lastResult = result
+        }
+        progress?(ReplayProgress(bytesRead: totalBytes, bytesTotal: totalBytes, records: records))
+
+        // The schema: a database without data takes the declared one (and
+        // records it, so the log describes itself); one with data must match.
+        let stored = state.schema
+        let hasData = state.tables.contains { $0.alive.count > 0 }
+        var needsSchemaRecord = false
+        if stored.reordering(declared) != nil && !stored.objectSchema.isEmpty {
+            // Same classes, perhaps in another order: the stored table order
+            // stays (links hold table keys); the Realm maps classes by name.
+        } else if !hasData {
+            needsSchemaRecord = true
+        } else if deleteIfSchemaDiffers {
+            lastResult = nil
+            for base in listing.segmentBases { try? io.unlink(at: listing.segmentPath(base: base)) }
+            for v in listing.snapshotVersions { try? io.unlink(at: joinPath(directory, LogFormat.snapshotFileName(version: v))) }
+            try? io.syncDirectory(at: directory)
+            listing = try LogDirectory.list(at: directory, io: io)
+            state = Snapshot(schema: Schema([]))
+            needsSchemaRecord = true
+            warnings.append("Deleted the stored data because the schema changed.")
+        } else {
+            let differences = stored.differences(to: declared)
+            throw ShoalError(.schemaMismatch,
+                "The schema of '\(directory)' differs from the declared one and no migration was given: "
+                    + differences.joined(separator: " "),
+                context: ["path": directory, "differences": differences.joined(separator: "\n")])
+        }
+
+        let writer: LogWriter
+        if let lastResult {
+            writer = try LogWriter.resume(after: lastResult, durability: durability, io: io)
+        } else {
+            writer = try LogWriter.create(directory: directory, baseVersion: state.version, schemaFingerprint: declared.fingerprint,
+                durability: durability, io: io)
+        }
+        let log = DatabaseLog(directory: directory, io: io, durability: durability, lockFile: lockFile, writer: writer,
+            snapshotBytes: snapshotBytes, logBytes: logBytes)
+        if needsSchemaRecord {
+            // Record the schema so the log describes itself.
+            let next = state.applyingSchema(declared)
+            let receipt = try log.enqueue(LogRecord(type: .schemaChange, version: next.version,
+                timestampMicros: LogFormat.nowMicros(), payload: SchemaRecord.encode(declared)))
+            try log.waitUntilDurable(receipt)
+            state = next
+        }
+        return Opened(log: log, snapshot: state, warnings: warnings)
+    }
+
+    /// Applies one replayed record to `state`.
+    private static func apply(_ record: LogRecord, to state: inout Snapshot, path: String) throws(ShoalError) {
+        func corrupt(_ reason: String) -> ShoalError {
+            ShoalError(.corruptRecord,
+                "\(path): the record of version \(record.version) is damaged: \(reason). Run `shoal check \(parentDirectory(of: path))` to see the damage and `shoal repair` to recover.",
+                context: ["path": path, "version": String(record.version), "reason": reason])
+        }
+        guard record.version == state.version + 1 else {
+            throw corrupt("it follows version \(state.version)")
+        }
+        switch record.type {
+        case .transaction:
+            let change: ChangeRecord
+            do { change = try ChangeRecordCodec.decode(record.payload, baseVersion: state.version, schema: state.schema) } catch {
+                throw corrupt(error.description)
+            }
+            var next = state
+            for op in change.ops {
+                if let problem = next.problem(applying: op) { throw corrupt(problem) }
+                next.apply(op)
+            }
+            next.version = record.version
+            state = next
+        case .schemaChange:
+            let schema: Schema
+            do { schema = try SchemaRecord.decode(record.payload) } catch { throw corrupt(error.description) }
+            guard state.tables.allSatisfy({ $0.alive.count == 0 }) || state.schema.reordering(schema) != nil else {
+                throw ShoalError(.schemaMismatch,
+                    "\(path): version \(record.version) changes the schema of stored data; migrations are not supported by this version of Shoal.",
+                    context: ["path": path, "version": String(record.version)])
+            }
+            state = state.applyingSchema(schema)
+        default:
+            // Types with the ignorable bit are skipped by the reader; no-ops carry nothing.
+            var next = state
+            next.version = record.version
+            state = next
+        }
+    }
+
+    // MARK: Appending
+
+    /// Writes a record at the tail (under the caller's write lock, so versions
+    /// stay in order); pair with ``waitUntilDurable(_:)`` after releasing it.
+    func enqueue(_ record: LogRecord) throws(ShoalError) -> LogWriter.Receipt {
+        try state.withLock { (s: inout State) throws(ShoalError) -> LogWriter.Receipt in
+            let receipt = try s.writer.enqueue(record)
+            s.logBytesSinceSnapshot += Int64(receipt.byteCount)
+            return receipt
+        }
+    }
+
+    /// Waits until a record is on stable storage as the durability policy
+    /// requires; returns at once under `.none`, and under `.relaxed` syncs
+    /// only when the last sync is older than its delay.
+    func waitUntilDurable(_ receipt: LogWriter.Receipt) throws(ShoalError) {
+        let writer = state.withLock { $0.writer }
+        switch durability {
+        case .durable: try writer.waitUntilDurable(receipt)
+        case .relaxed(let maxDelay): try writer.syncIfDue(maxDelay: maxDelay)
+        case .none: break
+        }
+    }
+
+    /// Forces everything written so far onto stable storage.
+    func sync() throws(ShoalError) {
+        try state.withLock { $0.writer }.sync()
+    }
+
+    /// Whether the log has grown past `factor` times the live data (and a floor).
+    func needsCompaction(factor: Double, minimumBytes: Int64) -> Bool {
+        state.withLock { s in
+            s.logBytesSinceSnapshot > max(minimumBytes, Int64(Double(max(s.snapshotBytes, 1)) * factor))
+        }
+    }
+
+    var sizes: (snapshotBytes: Int, logBytes: Int64) {
+        state.withLock { ($0.snapshotBytes, $0.logBytesSinceSnapshot) }
+    }
+
+    // MARK: Compaction
+
+    /// Writes `snapshot` as the new base and drops the log before it, crash-
+    /// safely: roll to a new segment at the snapshot's version, write the
+    /// snapshot (tmp, fdatasync, rename, fsync of the directory), and only
+    /// then delete older snapshots and segments. Call with the write lock held.
+    func compact(_ snapshot: Snapshot) throws(ShoalError) {
+        let payload = SnapshotCodec.encode(snapshot)
+        try state.withLock { (s: inout State) throws(ShoalError) in
+            precondition(s.writer.lastVersion == snapshot.version, "compaction of version \(snapshot.version) with the log at \(s.writer.lastVersion)")
+            let rolled = try s.writer.roll(schemaFingerprint: snapshot.schema.fingerprint)
+            try? s.writer.close()
+            s.writer = rolled
+            _ = try SnapshotFile.write(payload, version: snapshot.version, schemaFingerprint: snapshot.schema.fingerprint,
+                directory: directory, io: io)
+            let listing = try LogDirectory.list(at: directory, io: io)
+            for v in listing.snapshotVersions where v < snapshot.version {
+                try? io.unlink(at: joinPath(directory, LogFormat.snapshotFileName(version: v)))
+            }
+            for base in listing.segmentBases where base < snapshot.version {
+                try? io.unlink(at: listing.segmentPath(base: base))
+            }
+            try? io.syncDirectory(at: directory)
+            s.snapshotBytes = payload.count
+            s.logBytesSinceSnapshot = 0
+        }
+    }
+
+    // MARK: Closing
+
+    /// Syncs and closes the log and releases the lock. Idempotent.
+    func close() {
+        syncTimer?.cancel()
+        let writer: LogWriter? = state.withLock { s in
+            if s.closed { return nil }
+            s.closed = true
+            return s.writer
+        }
+        guard let writer else { return }
+        try? writer.close()
+        io.close(lockFile)
+    }
+
+    private func startSyncTimer(_ maxDelay: Duration) {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
+        let nanos = Int(maxDelay.components.seconds) * 1_000_000_000 + Int(maxDelay.components.attoseconds / 1_000_000_000)
+        timer.schedule(deadline: .now() + .nanoseconds(nanos), repeating: .nanoseconds(max(nanos, 1_000_000)))
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            let writer: LogWriter? = self.state.withLock { $0.closed ? nil : $0.writer }
+            try? writer?.syncIfDue(maxDelay: maxDelay)
+        }
+        timer.resume()
+        syncTimer = timer
+    }
+}
+
+/// The payload of a schema-change record: the schema's encoding followed by
+/// its fingerprint, which the reader checks.
+enum SchemaRecord {
+    static func encode(_ schema: Schema) -> [UInt8] {
+        var w = ByteWriter()
+        SchemaCodec.encode(schema, into: &w)
+        w.fixed64(schema.fingerprint)
+        return w.bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) throws(DecodingFailure) -> Schema {
+        var r = ByteReader(bytes)
+        let schema = try SchemaCodec.decode(&r)
+        let fingerprint = try r.fixed64()
+        guard fingerprint == schema.fingerprint else { throw r.fail("schema fingerprint \(fingerprint) does not match its encoding") }
+        guard r.isAtEnd else { throw r.fail("bytes left after the schema record") }
+        return schema
+    }
+}
+
+extension Snapshot {
+    /// This snapshot after a schema record, one version later: an empty
+    /// database takes the new schema; one whose schema has the same classes
+    /// keeps its own (and its table order). Other changes need a migration,
+    /// which the caller rules out first.
+    func applyingSchema(_ schema: Schema) -> Snapshot {
+        if self.schema.reordering(schema) != nil && !self.schema.objectSchema.isEmpty {
+            var next = self
+            next.version = version + 1
+            return next
+        }
+        return Snapshot(schema: schema, version: version + 1)
+    }
+}
+
+extension Schema {
+    /// `other` when it has the same classes with the same properties as this
+    /// schema, possibly in another class order; `nil` otherwise.
+    func reordering(_ other: Schema) -> Schema? {
+        guard objectSchema.count == other.objectSchema.count else { return nil }
+        for os in objectSchema {
+            guard let match = other[os.className], match == os else { return nil }
+        }
+        return other
+    }
+}
