@@ -1,0 +1,95 @@
+import Foundation
+import ShoalTestSupport
+import Testing
+@testable import Shoal
+
+@Suite struct DatabaseLogTests {
+    /// A one-segment log of `count` transactions, with the segment's size and
+    /// the committed state after each one (index 0: after the schema record).
+    static func makeLog(count: Int) throws -> (url: URL, segment: URL, schema: Schema, states: [(end: Int, snapshot: Snapshot)]) {
+        let url = temporaryDatabaseURL()
+        let config = fileConfiguration(url, durability: .none)
+        var states: [(Int, Snapshot)] = []
+        var schema = Schema([])
+        var segment = url
+        try {
+            let realm = try Realm(configuration: config)
+            schema = realm.instance.schema
+            segment = url.appendingPathComponent(try FileManager.default.contentsOfDirectory(atPath: url.path).first { $0.hasSuffix(".wal") }!)
+            func record() throws { states.append((try FileManager.default.attributesOfItem(atPath: segment.path)[.size] as! Int, realm.instance.coordinator.latest)) }
+            try record()
+            var rng = SeededRandom(seed: 77)
+            for i in 0..<count {
+                try realm.write {
+                    realm.create(Dog.self, value: ["id": i, "name": "dog \(i)", "tags": ["t\(i % 3)"]])
+                    if i > 2 { RandomWorkload.step(realm, &rng, operations: 2) }
+                }
+                try record()
+            }
+            try realm.sync()
+        }()
+        return (url, segment, schema, states)
+    }
+
+    /// Opens a copy of the database whose segment holds `bytes`.
+    static func open(_ bytes: Data, segmentName: String, schema: Schema) -> Result<Snapshot, ShoalError> {
+        let dir = temporaryDatabaseURL()
+        try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try! bytes.write(to: dir.appendingPathComponent(segmentName))
+        defer { try? FileManager.default.removeItem(at: dir.deletingLastPathComponent()) }
+        do {
+            let opened = try DatabaseLog.open(directory: dir.path, schema: schema, durability: .none, io: PosixFileIO())
+            opened.log.close()
+            return .success(opened.snapshot)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    @Test("a log cut at every byte of its last three records, and at 100 random places, opens to the last transaction completed before the cut")
+    func truncationSweep() throws {
+        let (_, segment, schema, states) = try Self.makeLog(count: 30)
+        let data = try Data(contentsOf: segment)
+        #expect(states.last?.end == data.count)
+        var cuts = Array(states[states.count - 4].end..<data.count)
+        var rng = SeededRandom(seed: 5)
+        for _ in 0..<100 { cuts.append(LogFormat.fileHeaderSize + Int(rng.next() % UInt64(data.count - LogFormat.fileHeaderSize))) }
+        for cut in cuts {
+            // A cut inside the schema record leaves an empty log; opening records the schema again.
+            let expected = (states.last { $0.end <= cut } ?? states[0]).snapshot
+            switch Self.open(data.prefix(cut), segmentName: segment.lastPathComponent, schema: schema) {
+            case .success(let snapshot):
+                #expect(snapshot.hasSameContents(as: expected), "cut at \(cut), seed \(rng.seed)")
+            case .failure(let error):
+                Issue.record("cut at \(cut) failed to open: \(error.detailedDescription())")
+            }
+        }
+    }
+
+    @Test("a single flipped bit anywhere either opens to a committed state (damage in the last record) or fails with a named error")
+    func bitFlipSweep() throws {
+        let (_, segment, schema, states) = try Self.makeLog(count: 30)
+        let data = try Data(contentsOf: segment)
+        let lastStart = states[states.count - 2].end
+        var rng = SeededRandom(seed: 6)
+        var opened = 0, refused = 0
+        for _ in 0..<200 {
+            var damaged = data
+            let offset = Int(rng.next() % UInt64(data.count))
+            damaged[offset] ^= UInt8(1 << (rng.next() % 8))
+            switch Self.open(damaged, segmentName: segment.lastPathComponent, schema: schema) {
+            case .success(let snapshot):
+                opened += 1
+                #expect(offset >= lastStart, "bit flip at \(offset), before the last record at \(lastStart), opened anyway (seed \(rng.seed))")
+                #expect(snapshot.hasSameContents(as: states[states.count - 2].snapshot), "bit flip at \(offset)")
+            case .failure(let error):
+                refused += 1
+                #expect(offset < lastStart, "bit flip at \(offset) in the last record refused: \(error.message)")
+                let named: Set<ShoalError.Code> = [.corruptRecord, .corruptHeader, .unsupportedFormat, .notAShoalFile, .nonMonotonicVersion, .requiresNewerShoal, .missingVersions]
+                #expect(named.contains(error.code), "unexpected \(error.code): \(error.message)")
+                #expect(error.context["path"] != nil)
+            }
+        }
+        #expect(opened > 0 && refused > 0)
+    }
+}
