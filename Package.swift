@@ -60,9 +60,15 @@ let package = Package(
             path: "Tests/ShoalTestSupport",
             swiftSettings: upcomingFeatures
         ),
+        .executableTarget(
+            name: "ShoalCrashWorker",
+            dependencies: ["Shoal", "ShoalTestSupport"],
+            path: "Tests/ShoalCrashWorker",
+            swiftSettings: upcomingFeatures
+        ),
         .testTarget(
             name: "ShoalTests",
-            dependencies: ["Shoal", "ShoalTestSupport"],
+            dependencies: ["Shoal", "ShoalTestSupport", "ShoalCrashWorker"],
             swiftSettings: upcomingFeatures
         ),
     ],

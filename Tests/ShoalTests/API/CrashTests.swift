@@ -1,0 +1,62 @@
+import Foundation
+import ShoalTestSupport
+import Testing
+@testable import Shoal
+
+/// A child process commits until it is killed with SIGKILL at a random
+/// moment; reopening must find every transaction `write` returned from
+/// (durable policy) and exactly the state of some committed version.
+@Suite(.serialized) struct CrashTests {
+    static var workerURL: URL {
+        let candidates = [
+            Bundle.main.bundleURL.appendingPathComponent("ShoalCrashWorker"),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("ShoalCrashWorker"),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ShoalCrashWorker"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }
+
+    /// Runs the worker, kills it after `delay`, and returns the transactions it acknowledged.
+    static func runAndKill(_ path: String, policy: String, delayMicros: UInt32) throws -> Int {
+        let process = Process()
+        process.executableURL = workerURL
+        process.arguments = [path, policy]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(delayMicros)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return text.split(separator: "\n").compactMap { Int($0) }.count
+    }
+
+    @Test("200 kills at random moments never lose an acknowledged durable transaction nor expose a partial one")
+    func killLoop() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.workerURL.path), "worker not found at \(Self.workerURL.path)")
+        var rng = SeededRandom(seed: 0xC0FFEE)
+        let url = temporaryDatabaseURL()
+        let config = fileConfiguration(url)
+        var acknowledgedTotal = 0
+        for round in 0..<200 {
+            let policy = round % 4 == 3 ? "relaxed" : "durable"
+            let before = try Realm(configuration: config).objects(Dog.self).count
+            let acknowledged = try Self.runAndKill(url.path, policy: policy, delayMicros: 20_000 + UInt32(rng.next() % 60_000))
+            acknowledgedTotal += acknowledged
+            let realm = try Realm(configuration: config)
+            let dogs = realm.objects(Dog.self)
+            let count = dogs.count
+            // Every acknowledged transaction is there (relaxed too: the process
+            // died, not the machine), plus at most the one in flight.
+            #expect(count >= before + acknowledged, "round \(round) (\(policy)): \(count) dogs after \(before) + \(acknowledged) acknowledged")
+            #expect(count <= before + acknowledged + 1, "round \(round): \(count) dogs")
+            // Atomicity: the counter written in the same transaction agrees.
+            let counter = realm.object(ofType: Person.self, forPrimaryKey: 0)?.city ?? "0"
+            #expect(counter == String(count), "round \(round): counter \(counter) for \(count) dogs")
+            #expect(Set(dogs.map(\.id)) == Set(0..<count), "round \(round)")
+            #expect(realm.instance.coordinator.latest.invariantViolation() == nil)
+        }
+        #expect(acknowledgedTotal > 200)
+    }
+}
