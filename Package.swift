@@ -66,6 +66,12 @@ let package = Package(
             path: "Tests/ShoalCrashWorker",
             swiftSettings: upcomingFeatures
         ),
+        .executableTarget(
+            name: "ShoalFixtureGenerator",
+            dependencies: ["Shoal", "ShoalTestSupport"],
+            path: "Fixtures/Generator",
+            swiftSettings: upcomingFeatures
+        ),
         .testTarget(
             name: "ShoalTests",
             dependencies: ["Shoal", "ShoalTestSupport", "ShoalCrashWorker"],

@@ -1,0 +1,70 @@
+import Foundation
+import ShoalTestSupport
+import Testing
+@testable import Shoal
+
+/// Each fixture in Fixtures/v1 (made by `bash Fixtures/generate.sh`) opens
+/// the way its scenario says. Fixtures are copied first: opening repairs a
+/// torn tail in place.
+@Suite struct FixtureTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/v1")
+
+    static func openCopy(_ name: String, types: [Object.Type] = [Person.self, Dog.self, Kennel.self, Puppy.self, AllTypes.self, Note.self]) throws -> Realm {
+        let copy = temporaryDatabaseURL(name)
+        try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: fixtures.appendingPathComponent("\(name).shoal"), to: copy)
+        return try Realm(configuration: fileConfiguration(copy, types: types))
+    }
+
+    @Test("the valid fixture holds every class and property type")
+    func valid() throws {
+        let realm = try Self.openCopy("valid")
+        #expect(realm.objects(Dog.self).count == 6)
+        #expect(realm.objects(Note.self).count == 6)
+        #expect(realm.object(ofType: Dog.self, forPrimaryKey: 3)?.name == "renamed")
+        #expect(realm.object(ofType: Dog.self, forPrimaryKey: 4) == nil)
+        let all = try #require(realm.objects(AllTypes.self).first)
+        #expect(all.string == "héllo" && all.int64 == .max && all.size == .large && all.decimal == Decimal128(string: "12.345")!)
+        #expect(all.link?.name == "linked" && Array(all.ints) == [1, 2, 3] && all.doubles["pi"] == 3.14)
+        #expect(realm.objects(Puppy.self).first?.kennels.first?.name == "North")
+        #expect(realm.object(ofType: Dog.self, forPrimaryKey: 1)?.owners.first?.name == "Bob")
+    }
+
+    @Test("the torn-tail fixture opens with every complete transaction: the last one is gone")
+    func tornTail() throws {
+        let realm = try Self.openCopy("torn-tail")
+        #expect(realm.objects(Note.self).count == 5)
+        #expect(realm.objects(Dog.self).count == 6)
+    }
+
+    @Test("the zero-tail fixture opens with every transaction")
+    func zeroTail() throws {
+        let realm = try Self.openCopy("zero-tail")
+        #expect(realm.objects(Note.self).count == 6)
+    }
+
+    @Test("the flipped-bit fixture refuses to open, naming the file, offset and version, and the recovery tool")
+    func flippedBit() throws {
+        let error = #expect(throws: ShoalError.self) { _ = try Self.openCopy("flipped-bit") }
+        #expect(error?.code == .corruptRecord)
+        #expect(error?.context["offset"] != nil && error?.context["version"] != nil)
+        #expect(error?.context["path"]?.hasSuffix("log-0000000000000000.wal") == true)
+        #expect(error?.message.contains("shoal") == true)
+    }
+
+    @Test("the missing-snapshot fixture refuses to open, naming the missing versions")
+    func missingSnapshot() throws {
+        let error = #expect(throws: ShoalError.self) { _ = try Self.openCopy("missing-snapshot") }
+        #expect(error?.code == .missingVersions)
+        #expect(error?.context["from"] == "1")
+    }
+
+    @Test("the schema-change fixture replays its schema records and opens with the later schema")
+    func schemaChange() throws {
+        let realm = try Self.openCopy("schema-change", types: [Person.self, Dog.self])
+        #expect(realm.objects(Person.self).first?.dogs.first?.name == "Rex")
+        let error = #expect(throws: ShoalError.self) { _ = try Self.openCopy("schema-change") }
+        #expect(error?.code == .schemaMismatch)
+    }
+}
