@@ -113,4 +113,28 @@ _ = try {
     try tidy(fixture("schema-change"))
 }()
 
+// 7. A database written with schema version 1 (PetV1), then opened with
+// version 2 (PetV2) and a migration, then written to again.
+let migrationURL = fixture("migration")
+try? FileManager.default.removeItem(at: migrationURL)
+_ = try {
+    var v1 = Realm.Configuration(fileURL: migrationURL)
+    v1.objectTypes = [PetV1.self]
+    v1.schemaVersion = 1
+    let realm = try Realm(configuration: v1)
+    try realm.write {
+        let rex = realm.create(PetV1.self, value: ["id": 1, "nickname": "Rex", "ageInMonths": 30, "toys": ["ball"]])
+        realm.create(PetV1.self, value: ["id": 2, "nickname": "Kit", "ageInMonths": 14, "friend": rex])
+    }
+}()
+_ = try {
+    var v2 = Realm.Configuration(fileURL: migrationURL)
+    v2.objectTypes = [PetV2.self]
+    v2.schemaVersion = 2
+    v2.migrationBlock = petMigration
+    let realm = try Realm(configuration: v2)
+    try realm.write { realm.create(PetV2.self, value: ["id": 3, "name": "Pip", "age": 1, "colour": "white"]) }
+    try tidy(migrationURL)
+}()
+
 print("Fixtures written to \(root.path)")

@@ -116,3 +116,33 @@ public func fileConfiguration(_ url: URL, durability: Realm.Durability = .durabl
     config.durability = durability
     return config
 }
+
+/// Version 1 of a stored class "Pet".
+public final class PetV1: Object {
+    override public class func className() -> String { "Pet" }
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var nickname: String
+    @Persisted public var ageInMonths: Int
+    @Persisted public var friend: PetV1?
+    @Persisted public var toys: List<String>
+}
+
+/// Version 2: `nickname` renamed to `name`, `ageInMonths` replaced by `age`, a new `colour`.
+public final class PetV2: Object {
+    override public class func className() -> String { "Pet" }
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var name: String
+    @Persisted public var age: Int
+    @Persisted public var colour = "brown"
+    @Persisted public var friend: PetV2?
+    @Persisted public var toys: List<String>
+}
+
+/// The migration used by the tests and the `migration` fixture: renames
+/// `nickname` to `name` and turns months into years.
+public let petMigration: MigrationBlock = { migration, _ in
+    migration.renameProperty(onType: "Pet", from: "nickname", to: "name")
+    migration.enumerateObjects(ofType: "Pet") { old, new in
+        new?["age"] = (old?["ageInMonths"] as? Int ?? 0) / 12
+    }
+}

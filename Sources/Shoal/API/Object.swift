@@ -52,9 +52,21 @@ open class Object: CustomStringConvertible, Hashable {
         }
     }
 
-    /// The class name used in schemas, queries and logs.
+    /// The class name used in schemas, queries and logs: the Swift type's
+    /// name unless a subclass overrides it (to rename a class, or to give a
+    /// new version of a model the stored class's name in a migration).
+    ///
+    /// ```swift
+    /// final class DogV2: Object {
+    ///     override class func className() -> String { "Dog" }
+    /// }
+    /// ```
+    open class func className() -> String {
+        String(describing: self)
+    }
+
     static func className(of type: Object.Type) -> String {
-        String(describing: type)
+        type.className()
     }
 
     /// The Realm managing the object, or `nil` while unmanaged.

@@ -47,6 +47,9 @@ extension Realm {
         /// Whether to delete the stored data when the schema needs a migration.
         public var deleteRealmIfMigrationNeeded: Bool
 
+        /// Run on open when the stored `schemaVersion` is lower than ``schemaVersion``.
+        public var migrationBlock: MigrationBlock?
+
         /// When a commit to a file-backed Realm reaches stable storage.
         public var durability: Durability = .durable
 

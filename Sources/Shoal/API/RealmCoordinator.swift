@@ -75,9 +75,14 @@ final class RealmCoordinator: @unchecked Sendable {
             let created: RealmCoordinator
             if configuration.inMemoryIdentifier == nil {
                 let directory = (configuration.fileURL ?? Realm.Configuration.defaultFileURL).standardizedFileURL.path
+                let block = configuration.migrationBlock
                 let opened = try DatabaseLog.open(
-                    directory: directory, schema: declared, durability: configuration.durability.logDurability, io: PosixFileIO(),
+                    directory: directory, schema: declared, schemaVersion: configuration.schemaVersion,
+                    durability: configuration.durability.logDurability, io: PosixFileIO(),
                     deleteIfSchemaDiffers: configuration.deleteRealmIfMigrationNeeded,
+                    migrate: { (old: Snapshot) throws(ShoalError) -> Snapshot in
+                        try Migration.run(block, old: old, to: declared, schemaVersion: configuration.schemaVersion, classes: classes)
+                    },
                     progress: configuration.replayProgress.map { callback in
                         { callback(Realm.ReplayProgress(bytesRead: $0.bytesRead, bytesTotal: $0.bytesTotal, transactions: $0.records)) }
                     })

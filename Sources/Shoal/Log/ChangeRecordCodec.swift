@@ -113,7 +113,7 @@ enum ChangeRecordCodec {
             let start = r.offset
             let v = try decodeValue(&r, schema)
             let property = element ? os.properties[p].elementProperty : os.properties[p]
-            guard fits(v, property, schema) else {
+            guard schema.accepts(v, for: property) else {
                 throw DecodingFailure(offset: start, reason: "value \(v) does not fit '\(os.className).\(property.name)' (\(property.typeName))")
             }
             return v
@@ -204,20 +204,6 @@ enum ChangeRecordCodec {
             return .link(Link(table: TableKey(t), key: ObjectKey(Int64(key))))
         case let kind:
             throw DecodingFailure(offset: start, reason: "unknown value kind \(kind)")
-        }
-    }
-
-    /// Whether a decoded value may be stored in a property (or element).
-    static func fits(_ v: Value, _ p: Property, _ schema: Schema) -> Bool {
-        if v.isNull { return p.isOptional || p.type == .any }
-        switch (p.type, v) {
-        case (.any, .link): return true
-        case (.any, _): return true
-        case (.object, .link(let l)): return schema[l.table].className == p.objectClassName
-        case (.int, .int), (.bool, .bool), (.string, .string), (.data, .data), (.date, .date), (.float, .float),
-            (.double, .double), (.objectId, .objectId), (.decimal128, .decimal), (.uuid, .uuid):
-            return true
-        default: return false
         }
     }
 }

@@ -60,9 +60,14 @@ final class DatabaseLog: @unchecked Sendable {
     /// - Throws: `alreadyOpen` when another process holds the lock; the log
     ///   layer's damage errors (`corruptRecord`, `corruptHeader`,
     ///   `missingVersions`, …); `schemaMismatch` when the stored schema differs.
+    /// - Parameters:
+    ///   - schemaVersion: the application's version of `schema`.
+    ///   - migrate: turns the stored state into one under `schema` (version + 1)
+    ///     when the stored `schemaVersion` is lower; `nil` refuses to migrate.
     static func open(
-        directory: String, schema declared: Schema, durability: LogWriter.Durability, io: any FileIO,
-        deleteIfSchemaDiffers: Bool = false, progress: ((ReplayProgress) -> Void)? = nil
+        directory: String, schema declared: Schema, schemaVersion: UInt64 = 0, durability: LogWriter.Durability, io: any FileIO,
+        deleteIfSchemaDiffers: Bool = false, migrate: ((Snapshot) throws(ShoalError) -> Snapshot)? = nil,
+        progress: ((ReplayProgress) -> Void)? = nil
     ) throws(ShoalError) -> Opened {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -78,8 +83,8 @@ final class DatabaseLog: @unchecked Sendable {
                 context: ["path": directory])
         }
         do {
-            return try recover(directory: directory, declared: declared, durability: durability, io: io, lockFile: lockFile,
-                deleteIfSchemaDiffers: deleteIfSchemaDiffers, progress: progress)
+            return try recover(directory: directory, declared: declared, schemaVersion: schemaVersion, durability: durability, io: io,
+                lockFile: lockFile, deleteIfSchemaDiffers: deleteIfSchemaDiffers, migrate: migrate, progress: progress)
         } catch {
             io.close(lockFile)
             throw error
@@ -87,8 +92,8 @@ final class DatabaseLog: @unchecked Sendable {
     }
 
     private static func recover(
-        directory: String, declared: Schema, durability: LogWriter.Durability, io: any FileIO, lockFile: OpenFile,
-        deleteIfSchemaDiffers: Bool, progress: ((ReplayProgress) -> Void)?
+        directory: String, declared: Schema, schemaVersion: UInt64, durability: LogWriter.Durability, io: any FileIO, lockFile: OpenFile,
+        deleteIfSchemaDiffers: Bool, migrate: ((Snapshot) throws(ShoalError) -> Snapshot)?, progress: ((ReplayProgress) -> Void)?
     ) throws(ShoalError) -> Opened {
         var listing = try LogDirectory.list(at: directory, io: io)
         for name in listing.temporaryFiles { try? io.unlink(at: joinPath(directory, name)) }
@@ -156,12 +161,21 @@ final class DatabaseLog: @unchecked Sendable {
         // records it, so the log describes itself); one with data must match.
         let stored = state.schema
         let hasData = state.tables.contains { $0.alive.count > 0 }
+        let sameSchema = stored.reordering(declared) != nil && !stored.objectSchema.isEmpty
         var needsSchemaRecord = false
-        if stored.reordering(declared) != nil && !stored.objectSchema.isEmpty {
+        var migrated: Snapshot?
+        if hasData && schemaVersion < state.schemaVersion {
+            throw ShoalError(.schemaMismatch,
+                "Provided schema version \(schemaVersion) is less than last set version \(state.schemaVersion) for '\(directory)'.",
+                context: ["path": directory])
+        } else if sameSchema && schemaVersion == state.schemaVersion {
             // Same classes, perhaps in another order: the stored table order
             // stays (links hold table keys); the Realm maps classes by name.
         } else if !hasData {
             needsSchemaRecord = true
+        } else if schemaVersion > state.schemaVersion, let migrate {
+            migrated = try migrate(state)
+            warnings.append("Migrated from schema version \(state.schemaVersion) to \(schemaVersion).")
         } else if deleteIfSchemaDiffers {
             lastResult = nil
             for base in listing.segmentBases { try? io.unlink(at: listing.segmentPath(base: base)) }
@@ -174,9 +188,27 @@ final class DatabaseLog: @unchecked Sendable {
         } else {
             let differences = stored.differences(to: declared)
             throw ShoalError(.schemaMismatch,
-                "The schema of '\(directory)' differs from the declared one and no migration was given: "
-                    + differences.joined(separator: " "),
+                "Migration is required for '\(directory)': the stored schema differs from the declared one. "
+                    + differences.joined(separator: " ")
+                    + " Increase Configuration.schemaVersion (and give a migrationBlock), or set deleteRealmIfMigrationNeeded.",
                 context: ["path": directory, "differences": differences.joined(separator: "\n")])
+        }
+        if let migrated {
+            // Install the migrated state as a snapshot (tmp, fsync, rename,
+            // fsync of the directory); the log restarts after it, and the
+            // segments before it are dropped only once it is on disk.
+            let payload = SnapshotCodec.encode(migrated)
+            _ = try SnapshotFile.write(payload, version: migrated.version, schemaFingerprint: migrated.schema.fingerprint,
+                directory: directory, io: io)
+            state = migrated
+            snapshotBytes = payload.count
+        }
+        if let result = lastResult, result.lastVersion < state.version {
+            // A snapshot newer than the log (a migration, or a compaction that
+            // crashed before rolling): continue in a fresh segment after it.
+            _ = try LogWriter.resume(after: result, durability: .none, io: io)
+            lastResult = nil
+            logBytes = 0
         }
 
         let writer: LogWriter
@@ -188,11 +220,19 @@ final class DatabaseLog: @unchecked Sendable {
         }
         let log = DatabaseLog(directory: directory, io: io, durability: durability, lockFile: lockFile, writer: writer,
             snapshotBytes: snapshotBytes, logBytes: logBytes)
+        if migrated != nil {
+            for base in listing.segmentBases where base < state.version { try? io.unlink(at: listing.segmentPath(base: base)) }
+            for v in listing.snapshotVersions where v < state.version {
+                try? io.unlink(at: joinPath(directory, LogFormat.snapshotFileName(version: v)))
+            }
+            try? io.syncDirectory(at: directory)
+        }
         if needsSchemaRecord {
             // Record the schema so the log describes itself.
-            let next = state.applyingSchema(declared)
+            var next = state.applyingSchema(declared)
+            next.schemaVersion = schemaVersion
             let receipt = try log.enqueue(LogRecord(type: .schemaChange, version: next.version,
-                timestampMicros: LogFormat.nowMicros(), payload: SchemaRecord.encode(declared)))
+                timestampMicros: LogFormat.nowMicros(), payload: SchemaRecord.encode(declared, schemaVersion: schemaVersion)))
             try log.waitUntilDurable(receipt)
             state = next
         }
@@ -224,13 +264,15 @@ final class DatabaseLog: @unchecked Sendable {
             state = next
         case .schemaChange:
             let schema: Schema
-            do { schema = try SchemaRecord.decode(record.payload) } catch { throw corrupt(error.description) }
+            let schemaVersion: UInt64
+            do { (schema, schemaVersion) = try SchemaRecord.decode(record.payload) } catch { throw corrupt(error.description) }
             guard state.tables.allSatisfy({ $0.alive.count == 0 }) || state.schema.reordering(schema) != nil else {
                 throw ShoalError(.schemaMismatch,
                     "\(path): version \(record.version) changes the schema of stored data; migrations are not supported by this version of Shoal.",
                     context: ["path": path, "version": String(record.version)])
             }
             state = state.applyingSchema(schema)
+            state.schemaVersion = schemaVersion
         default:
             // Types with the ignorable bit are skipped by the reader; no-ops carry nothing.
             var next = state
@@ -336,23 +378,25 @@ final class DatabaseLog: @unchecked Sendable {
     }
 }
 
-/// The payload of a schema-change record: the schema's encoding followed by
-/// its fingerprint, which the reader checks.
+/// The payload of a schema-change record: the schema's encoding, its
+/// fingerprint (which the reader checks) and the application's schema version.
 enum SchemaRecord {
-    static func encode(_ schema: Schema) -> [UInt8] {
+    static func encode(_ schema: Schema, schemaVersion: UInt64) -> [UInt8] {
         var w = ByteWriter()
         SchemaCodec.encode(schema, into: &w)
         w.fixed64(schema.fingerprint)
+        w.varint(schemaVersion)
         return w.bytes
     }
 
-    static func decode(_ bytes: [UInt8]) throws(DecodingFailure) -> Schema {
+    static func decode(_ bytes: [UInt8]) throws(DecodingFailure) -> (Schema, UInt64) {
         var r = ByteReader(bytes)
         let schema = try SchemaCodec.decode(&r)
         let fingerprint = try r.fixed64()
         guard fingerprint == schema.fingerprint else { throw r.fail("schema fingerprint \(fingerprint) does not match its encoding") }
+        let schemaVersion = try r.varint()
         guard r.isAtEnd else { throw r.fail("bytes left after the schema record") }
-        return schema
+        return (schema, schemaVersion)
     }
 }
 

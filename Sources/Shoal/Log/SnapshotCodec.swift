@@ -3,7 +3,7 @@ import OrderedCollections
 // The payload of a snapshot file (format version 1): the whole state at one
 // version, object keys included, so that the log continues after it.
 //
-//   snapshot  := version:varint schema table{schema.classCount}
+//   snapshot  := version:varint schemaVersion:varint schema table{schema.classCount}
 //   table     := slotCount:varint liveCount:varint object{liveCount}
 //   object    := key:varint value{storedCount} collection{collectionProperties} backlinks
 //   backlinks := count:varint (table:varint property:varint key:varint){count}
@@ -18,6 +18,7 @@ enum SnapshotCodec {
     static func encode(_ snapshot: Snapshot) -> [UInt8] {
         var w = ByteWriter(capacity: 1 << 16)
         w.varint(UInt64(snapshot.version))
+        w.varint(snapshot.schemaVersion)
         SchemaCodec.encode(snapshot.schema, into: &w)
         for table in snapshot.tables {
             let os = snapshot.schema[table.key]
@@ -64,8 +65,9 @@ enum SnapshotCodec {
     static func decode(_ bytes: [UInt8]) throws(DecodingFailure) -> Snapshot {
         var r = ByteReader(bytes)
         let version = try r.varint()
+        let schemaVersion = try r.varint()
         let schema = try SchemaCodec.decode(&r)
-        var snapshot = Snapshot(schema: schema, version: 0)
+        var snapshot = Snapshot(schema: schema, version: 0, schemaVersion: schemaVersion)
         var deferred: [ChangeOp] = []
         var storedBacklinks: [(TableKey, ObjectKey, [Backlink])] = []
         for os in schema.objectSchema {
@@ -88,7 +90,7 @@ enum SnapshotCodec {
                     let start = r.offset
                     let v = try ChangeRecordCodec.decodeValue(&r, schema)
                     let property = os.properties[p]
-                    guard property.collection == .none ? ChangeRecordCodec.fits(v, property, schema) : v.isNull else {
+                    guard property.collection == .none ? schema.accepts(v, for: property) : v.isNull else {
                         throw DecodingFailure(offset: start, reason: "value \(v) does not fit '\(os.className).\(property.name)'")
                     }
                     if v.linkValue != nil {
@@ -105,7 +107,7 @@ enum SnapshotCodec {
                         let key2 = os.properties[p].collection == .map ? try r.string() : ""
                         let start = r.offset
                         let v = try ChangeRecordCodec.decodeValue(&r, schema)
-                        guard ChangeRecordCodec.fits(v, element, schema) else {
+                        guard schema.accepts(v, for: element) else {
                             throw DecodingFailure(offset: start, reason: "element \(v) does not fit '\(os.className).\(os.properties[p].name)'")
                         }
                         switch os.properties[p].collection {

@@ -11,12 +11,15 @@ struct Snapshot: Sendable {
     /// The version: the number of committed records applied since the empty database.
     var version: UInt64
     var schema: Schema
+    /// The application's `schemaVersion` the data was last written under.
+    var schemaVersion: UInt64 = 0
     var tables: [Table]
 
     /// An empty database with the given schema at version 0.
-    init(schema: Schema, version: UInt64 = 0) {
+    init(schema: Schema, version: UInt64 = 0, schemaVersion: UInt64 = 0) {
         self.version = version
         self.schema = schema
+        self.schemaVersion = schemaVersion
         self.tables = schema.objectSchema.enumerated().map { Table(key: TableKey($0.offset), schema: $0.element) }
     }
 

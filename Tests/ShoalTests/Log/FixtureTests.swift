@@ -60,6 +60,20 @@ import Testing
         #expect(error?.context["from"] == "1")
     }
 
+    @Test("the migration fixture holds the migrated data and the commit after it; opening with the old schema is refused")
+    func migration() throws {
+        var config = fileConfiguration(temporaryDatabaseURL("migration"), types: [PetV2.self])
+        try FileManager.default.createDirectory(at: config.fileURL!.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("migration.shoal"), to: config.fileURL!)
+        config.schemaVersion = 2
+        let realm = try Realm(configuration: config)
+        #expect(realm.objects(PetV2.self).map(\.name) == ["Rex", "Kit", "Pip"])
+        #expect(realm.object(ofType: PetV2.self, forPrimaryKey: 1)?.age == 2)
+        #expect(realm.object(ofType: PetV2.self, forPrimaryKey: 2)?.friend?.name == "Rex")
+        let error = #expect(throws: ShoalError.self) { _ = try Self.openCopy("migration", types: [PetV1.self]) }
+        #expect(error?.code == .schemaMismatch)
+    }
+
     @Test("the schema-change fixture replays its schema records and opens with the later schema")
     func schemaChange() throws {
         let realm = try Self.openCopy("schema-change", types: [Person.self, Dog.self])

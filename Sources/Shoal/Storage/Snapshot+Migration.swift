@@ -1,0 +1,92 @@
+import OrderedCollections
+
+extension Snapshot {
+    /// This database's objects under a new schema, one version later: the
+    /// starting point of a migration.
+    ///
+    /// Classes and properties are matched by name. Object keys are kept. A
+    /// property present in both schemas with values that still fit keeps
+    /// them; a new (or retyped) property takes `defaults[class][property]`
+    /// (or null). Links keep pointing at the same objects when their class is
+    /// still there; links into removed classes become null.
+    ///
+    /// - Throws: `schemaMismatch` when the copied data breaks the new schema
+    ///   (for example duplicate values for a new primary key).
+    func migrated(to schema: Schema, schemaVersion: UInt64, defaults: [String: [Value]]) throws(ShoalError) -> Snapshot {
+        var next = Snapshot(schema: schema, version: version + 1, schemaVersion: schemaVersion)
+        var deferred: [ChangeOp] = []
+        func remap(_ v: Value) -> Value? {
+            guard let link = v.linkValue else { return v }
+            let name = self.schema[link.table].className
+            guard let table = schema.tableByName[name] else { return nil }
+            return .link(Link(table: table, key: link.key))
+        }
+        for os in schema.objectSchema {
+            let t = schema.tableByName[os.className]!
+            guard let oldTable = self.schema.tableByName[os.className] else { continue }
+            let oldSchema = self.schema[oldTable]
+            let table = tables[oldTable.index]
+            let classDefaults = defaults[os.className] ?? []
+            for slot in 0..<table.alive.count {
+                let key = ObjectKey(Int64(slot))
+                guard table.alive[slot] else {
+                    next.tables[t.index].appendDeadSlot()
+                    continue
+                }
+                var values: [Value] = []
+                for p in 0..<os.storedCount {
+                    let property = os.properties[p]
+                    let fallback = p < classDefaults.count ? classDefaults[p] : .null
+                    guard let oldIndex = oldSchema.indexByName[property.name], oldSchema.properties[oldIndex].isStored,
+                        oldSchema.properties[oldIndex].collection == property.collection
+                    else {
+                        values.append(property.collection == .none ? fallback : .null)
+                        continue
+                    }
+                    if property.collection != .none {
+                        values.append(.null)
+                        let element = property.elementProperty
+                        switch property.collection {
+                        case .map:
+                            for (k, v) in map(oldTable, key, oldIndex) {
+                                if let v = remap(v), schema.accepts(v, for: element) { deferred.append(.mapSet(t, key, property: p, key: k, v)) }
+                            }
+                        default:
+                            var index = 0
+                            for v in collectionElements(oldTable, key, oldIndex) {
+                                guard let v = remap(v), schema.accepts(v, for: element) else { continue }
+                                deferred.append(property.collection == .list
+                                    ? .listInsert(t, key, property: p, index: index, v) : .setInsert(t, key, property: p, v))
+                                index += 1
+                            }
+                        }
+                        continue
+                    }
+                    let old = value(oldTable, key, oldIndex)
+                    if let v = remap(old), schema.accepts(v, for: property) {
+                        if v.linkValue != nil {
+                            deferred.append(.set(t, key, property: p, v))
+                            values.append(.null)
+                        } else {
+                            values.append(v)
+                        }
+                    } else {
+                        values.append(schema.accepts(fallback, for: property) ? fallback : .null)
+                    }
+                }
+                let op = ChangeOp.insert(t, key, values)
+                if let problem = next.problem(applying: op) {
+                    throw ShoalError(.schemaMismatch, "Migrating '\(os.className)' failed: \(problem).", context: ["class": os.className])
+                }
+                next.apply(op)
+            }
+        }
+        for op in deferred {
+            if let problem = next.problem(applying: op) {
+                throw ShoalError(.schemaMismatch, "Migrating links failed: \(problem).", context: ["class": schema[op.target.table].className])
+            }
+            next.apply(op)
+        }
+        return next
+    }
+}
