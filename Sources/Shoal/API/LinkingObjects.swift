@@ -46,6 +46,7 @@ public struct LinkingObjects<Element: Object>: RealmCollectionImpl, @unchecked S
     var managedInstance: RealmInstance? { slot?.ref.realm }
     var unmanagedElements: [Element] { [] }
     var kindName: String { "LinkingObjects" }
+    var resultsBase: (instance: RealmInstance, table: TableKey, source: ResultsSource)? { slot?.resultsBase }
 
     func storedElements() -> [Value] {
         guard let slot else { return [] }

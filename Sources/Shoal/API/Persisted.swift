@@ -88,6 +88,7 @@ public struct Persisted<T: PersistableValue> {
             if let ref = object.ref {
                 return T.readManaged(ManagedSlot(ref: ref, property: ClassRegistry.propertyIndex(O.self, storageKeyPath)))
             }
+            if let tracer = KeyPathTracer.current, tracer.isTracing(object) { return tracer.record(O.self, storageKeyPath) }
             return object[keyPath: storageKeyPath].unmanagedValue
         }
         set {
