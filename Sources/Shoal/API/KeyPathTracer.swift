@@ -48,13 +48,20 @@ final class KeyPathTracer: @unchecked Sendable {
     ///
     /// - Throws: `.invalidKeyPath` when the key path reads no `@Persisted` property.
     static func names<Root: Object>(of keyPath: PartialKeyPath<Root>) throws(ShoalError) -> [String] {
+        try names(of: keyPath, on: Root.self)
+    }
+
+    /// The property names `keyPath` reads from an object of `type`.
+    ///
+    /// - Throws: `.invalidKeyPath` when the key path reads no `@Persisted` property.
+    static func names(of keyPath: AnyKeyPath, on type: Object.Type) throws(ShoalError) -> [String] {
         let tracer = KeyPathTracer()
-        let root = tracer.trace(Root.self)
+        let root = tracer.trace(type)
         $current.withValue(tracer) { _ = root[keyPath: keyPath] }
         guard !tracer.names.isEmpty else {
             throw ShoalError(.invalidKeyPath,
-                "Key path \(keyPath) does not read a @Persisted property of '\(Object.className(of: Root.self))'.",
-                context: ["class": Object.className(of: Root.self)])
+                "Key path \(keyPath) does not read a @Persisted property of '\(Object.className(of: type))'.",
+                context: ["class": Object.className(of: type)])
         }
         return tracer.names
     }

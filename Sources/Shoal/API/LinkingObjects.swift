@@ -108,6 +108,8 @@ extension LinkingObjects: LinkingObjectsDeclaration {
         Property(name: name, type: .linkingObjects, objectClassName: Object.className(of: Element.self), linkOriginPropertyName: originProperty)
     }
 
+    var objectType: Object.Type? { Element.self }
+
     func bind(_ ref: ObjectRef, property: Int) {
         binding.slot.withLock { $0 = ManagedSlot(ref: ref, property: property) }
     }

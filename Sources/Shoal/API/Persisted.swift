@@ -109,6 +109,8 @@ extension Persisted: PersistedProperty {
             collection: info.collection, objectClassName: info.objectClassName, linkOriginPropertyName: originProperty)
     }
 
+    var objectType: Object.Type? { T.persistedType.objectType }
+
     var defaultValue: Value {
         let info = T.persistedType
         guard info.type != .object, info.collection == .none else { return .null }
