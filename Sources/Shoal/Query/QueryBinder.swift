@@ -99,8 +99,8 @@ struct QueryBinder {
             return try aggregate(operation)
         case .subqueryCount(let subquery):
             let resolved = try resolve(subquery.collection)
-            guard resolved.path.isMultiValued, case .table = resolved.elementRoot else {
-                throw error("SUBQUERY needs a collection of objects, and '\(resolved.path.text)' is not one",
+            guard resolved.path.isMultiValued else {
+                throw error("SUBQUERY needs a collection, and '\(resolved.path.text)' is not one",
                     at: subquery.collection.source)
             }
             scopes.append((subquery.variable, resolved.elementRoot))
