@@ -46,6 +46,7 @@ public struct LinkingObjects<Element: Object>: RealmCollectionImpl, @unchecked S
     var managedInstance: RealmInstance? { slot?.ref.realm }
     var unmanagedElements: [Element] { [] }
     var kindName: String { "LinkingObjects" }
+    var resultsBase: (instance: RealmInstance, table: TableKey, source: ResultsSource)? { slot?.resultsBase }
 
     func storedElements() -> [Value] {
         guard let slot else { return [] }
@@ -106,6 +107,8 @@ extension LinkingObjects: LinkingObjectsDeclaration {
     func property(named name: String) -> Property {
         Property(name: name, type: .linkingObjects, objectClassName: Object.className(of: Element.self), linkOriginPropertyName: originProperty)
     }
+
+    var objectType: Object.Type? { Element.self }
 
     func bind(_ ref: ObjectRef, property: Int) {
         binding.slot.withLock { $0 = ManagedSlot(ref: ref, property: property) }

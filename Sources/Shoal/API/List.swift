@@ -28,6 +28,7 @@ public final class List<Element: RealmCollectionValue>: RealmCollectionImpl, @un
     var managedInstance: RealmInstance? { slot?.ref.realm }
     var unmanagedElements: [Element] { unmanaged }
     var kindName: String { "List" }
+    var resultsBase: (instance: RealmInstance, table: TableKey, source: ResultsSource)? { slot?.resultsBase }
 
     func storedElements() -> [Value] {
         guard let slot else { return [] }

@@ -31,6 +31,15 @@ public struct ManagedSlot {
     var schemaProperty: Property { ref.realm.schema[ref.table].properties[property] }
     var qualifiedName: String { "\(ref.realm.schema[ref.table].className).\(schemaProperty.name)" }
 
+    /// The base of a query on this collection property: the element table
+    /// for objects, the owner's table for values.
+    var resultsBase: (instance: RealmInstance, table: TableKey, source: ResultsSource) {
+        ref.checkValid()
+        let property = schemaProperty
+        let table = property.objectClassName.flatMap { ref.realm.schema.tableByName[$0] } ?? ref.table
+        return (ref.realm, table, .collection(owner: ref.link, property: self.property))
+    }
+
     func read() -> Value {
         ref.checkValid()
         return ref.realm.current.value(ref.table, ref.key, property)

@@ -27,6 +27,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RealmCollectionImp
     var managedInstance: RealmInstance? { slot?.ref.realm }
     var unmanagedElements: [Element] { unmanaged }
     var kindName: String { "MutableSet" }
+    var resultsBase: (instance: RealmInstance, table: TableKey, source: ResultsSource)? { slot?.resultsBase }
 
     func storedElements() -> [Value] {
         guard let slot else { return [] }

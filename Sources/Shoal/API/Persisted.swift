@@ -88,6 +88,7 @@ public struct Persisted<T: PersistableValue> {
             if let ref = object.ref {
                 return T.readManaged(ManagedSlot(ref: ref, property: ClassRegistry.propertyIndex(O.self, storageKeyPath)))
             }
+            if let tracer = KeyPathTracer.current, tracer.isTracing(object) { return tracer.record(O.self, storageKeyPath) }
             return object[keyPath: storageKeyPath].unmanagedValue
         }
         set {
@@ -107,6 +108,8 @@ extension Persisted: PersistedProperty {
             name: name, type: info.type, isOptional: info.isOptional, isPrimary: isPrimaryKey, isIndexed: isIndexed,
             collection: info.collection, objectClassName: info.objectClassName, linkOriginPropertyName: originProperty)
     }
+
+    var objectType: Object.Type? { T.persistedType.objectType }
 
     var defaultValue: Value {
         let info = T.persistedType

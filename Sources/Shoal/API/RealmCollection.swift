@@ -40,6 +40,9 @@ protocol RealmCollectionImpl: RealmCollection {
     var unmanagedElements: [Element] { get }
     /// A description of what the collection is, for ``description``.
     var kindName: String { get }
+    /// What a query on the collection starts from: its Realm, the table of
+    /// its elements (of its owner, for values) and its source; `nil` when unmanaged.
+    var resultsBase: (instance: RealmInstance, table: TableKey, source: ResultsSource)? { get }
 }
 
 extension RealmCollectionImpl {

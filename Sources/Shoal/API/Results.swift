@@ -35,11 +35,8 @@ public struct Results<Element: RealmCollectionValue>: RealmCollectionImpl, @unch
     let generation: Int
     private let cache = ResultsCache()
 
-    /// Where the results' objects come from.
-    enum Source {
-        /// Every object of the table, in key order.
-        case table
-    }
+    /// Where the results' elements come from.
+    typealias Source = ResultsSource
 
     init(instance: RealmInstance, table: TableKey, source: Source) {
         self.instance = instance
@@ -51,6 +48,7 @@ public struct Results<Element: RealmCollectionValue>: RealmCollectionImpl, @unch
     var managedInstance: RealmInstance? { instance }
     var unmanagedElements: [Element] { [] }
     var kindName: String { "Results" }
+    var resultsBase: (instance: RealmInstance, table: TableKey, source: ResultsSource)? { (instance, table, source) }
 
     func storedElements() -> [Value] {
         instance.verifyThread()
@@ -58,22 +56,17 @@ public struct Results<Element: RealmCollectionValue>: RealmCollectionImpl, @unch
             shoalPrecondition(ShoalError(.objectInvalidated, "Access to invalidated Results objects"))
         }
         let state = instance.stateVersion
-        return cache.values(for: state) {
-            let table = instance.current.tables[self.table.index]
-            return table.liveKeys.map { .link(Link(table: self.table, key: $0)) }
-        }
+        return cache.values(for: state) { source.evaluate(table: table, snapshot: instance.current) }
     }
 
     /// The number of objects. O(1) for all objects of a class.
     public var count: Int {
         instance.verifyThread()
-        switch source {
-        case .table:
-            if generation != instance.generation {
-                shoalPrecondition(ShoalError(.objectInvalidated, "Access to invalidated Results objects"))
-            }
-            return instance.current.tables[table.index].count
+        guard case .table = source else { return storedElements().count }
+        if generation != instance.generation {
+            shoalPrecondition(ShoalError(.objectInvalidated, "Access to invalidated Results objects"))
         }
+        return instance.current.tables[table.index].count
     }
 
     /// Whether the Realm was invalidated since the results were made.

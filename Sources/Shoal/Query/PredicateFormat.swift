@@ -85,6 +85,12 @@ public struct PredicateFormat: Sendable, CustomStringConvertible {
         self.format = format
     }
 
+    /// A predicate built by another front end, with its canonical text as its format.
+    init(tree: PredicateTree) {
+        self.tree = tree
+        self.format = tree.description
+    }
+
     /// The predicate in canonical form: keywords in capitals, strings in
     /// double quotes, arguments replaced by their values, redundant
     /// parentheses removed. Parsing it again gives the same predicate.

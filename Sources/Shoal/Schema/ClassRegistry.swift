@@ -104,6 +104,23 @@ enum ClassRegistry {
         return boxes
     }
 
+    /// The schemas of `type` and of every class reachable from it through
+    /// links and linking objects, `type` first.
+    static func reachableSchemas(from type: Object.Type) -> [ObjectSchema] {
+        var order: [Object.Type] = [type]
+        var seen: Set<ObjectIdentifier> = [ObjectIdentifier(type)]
+        var next = 0
+        while next < order.count {
+            let prototype = order[next].init()
+            next += 1
+            for child in children(of: prototype) {
+                let linked = (child.value as? any PersistedProperty)?.objectType ?? (child.value as? any LinkingObjectsDeclaration)?.objectType
+                if let linked, seen.insert(ObjectIdentifier(linked)).inserted { order.append(linked) }
+            }
+        }
+        return order.map { info(for: $0).schema }
+    }
+
     /// Mirror children of an object, superclass properties first, stopping at `Object`.
     static func children(of object: Object) -> [Mirror.Child] {
         var mirrors: [Mirror] = []
@@ -140,6 +157,8 @@ enum ClassRegistry {
 /// without knowing its value type.
 protocol PersistedProperty {
     func property(named name: String) -> Property
+    /// The class a link, collection of links or linking objects property points to.
+    var objectType: Object.Type? { get }
     var isProbe: Bool { get }
     /// The default value in stored form (unmanaged context; never a link).
     var defaultValue: Value { get }
@@ -154,6 +173,7 @@ protocol PersistedProperty {
 /// Implemented by `LinkingObjects` declared with `LinkingObjects(fromType:property:)`.
 protocol LinkingObjectsDeclaration {
     func property(named name: String) -> Property
+    var objectType: Object.Type? { get }
     func bind(_ ref: ObjectRef, property: Int)
 }
 

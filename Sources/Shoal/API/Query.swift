@@ -1,0 +1,256 @@
+/// A typed query over the properties of `T`, as `where { }` builds it.
+///
+/// ```swift
+/// let puppies = realm.objects(Dog.self).where {
+///     $0.age < 2 && $0.name.starts(with: "R", options: .caseInsensitive)
+/// }
+/// let owned = realm.objects(Dog.self).where { $0.owner.name == "Ann" || $0.tags.contains("good") }
+/// let busy = realm.objects(Person.self).where { $0.dogs.count > 2 && $0.dogs.age > 10 }
+/// ```
+///
+/// Member access follows `@Persisted` properties (and links, and the
+/// elements of lists and sets, where a comparison means "any element"); the
+/// operators `==`, `!=`, `<`, `<=`, `>`, `>=`, `&&`, `||` and `!` and the
+/// methods below build the predicate, which runs like a format string's.
+///
+/// - Note: Differs from Realm: the operators accept any persistable value
+///   rather than Realm's narrower per-operator protocols, so a comparison
+///   Realm rejects at compile time (`$0.name > 3`) stops at run time with a
+///   type-mismatch message instead.
+@dynamicMemberLookup
+public struct Query<T> {
+    enum Node {
+        case keyPath(PredicateTree.KeyPath)
+        case expression(PredicateTree.Expression)
+        case predicate(PredicateTree)
+    }
+
+    let node: Node
+
+    init(_ node: Node) { self.node = node }
+
+    /// The query's root: the tested object or value.
+    init() { node = .keyPath(PredicateTree.KeyPath(components: [])) }
+
+    var keyPath: PredicateTree.KeyPath {
+        guard case .keyPath(let path) = node else {
+            shoalPrecondition(ShoalError(.invalidQuery, "Only a key path can be followed or compared here, not \(self)"))
+        }
+        return path
+    }
+
+    func appending(_ components: [PredicateTree.Component]) -> PredicateTree.KeyPath {
+        var path = keyPath
+        path.components += components
+        return path
+    }
+
+    /// The node as one side of a comparison.
+    var expression: PredicateTree.Expression {
+        switch node {
+        case .keyPath(var path):
+            if path.components.isEmpty { path.components = [.property("self")] }
+            return .keyPath(path)
+        case .expression(let expression): return expression
+        case .predicate(let tree):
+            shoalPrecondition(ShoalError(.invalidQuery, "A predicate (\(tree)) cannot be compared with a value"))
+        }
+    }
+
+    /// The node as a predicate: a Boolean key path means `== true`.
+    var predicate: PredicateTree {
+        switch node {
+        case .predicate(let tree): return tree
+        default: return .comparison(PredicateTree.Comparison(lhs: expression, op: .equal, rhs: .constant(.init(value: .bool(true)))))
+        }
+    }
+
+    static func comparison(_ lhs: PredicateTree.Expression, _ op: PredicateTree.ComparisonOperator,
+        _ rhs: PredicateTree.Expression, _ options: StringOptions = []) -> Query<Bool>
+    {
+        Query<Bool>(.predicate(.comparison(PredicateTree.Comparison(lhs: lhs, op: op, rhs: rhs, options: options.tree))))
+    }
+
+    static func constant<V: PersistableValue>(_ value: V) -> PredicateTree.Expression {
+        .constant(PredicateTree.Constant(value: value.toValue(nil)))
+    }
+
+    // MARK: Member access
+
+    /// A property of an object.
+    public subscript<V>(dynamicMember keyPath: KeyPath<T, V>) -> Query<V> where T: Object {
+        Query<V>(.keyPath(appending(KeyPathTracer.name(of: keyPath).split(separator: ".").map { .property(String($0)) })))
+    }
+
+    /// A property of an optional link.
+    public subscript<W: Object, V>(dynamicMember keyPath: KeyPath<W, V>) -> Query<V> where T == W? {
+        Query<V>(.keyPath(appending(KeyPathTracer.name(of: keyPath).split(separator: ".").map { .property(String($0)) })))
+    }
+
+    /// A property of the objects in a list, set or linking objects: a
+    /// comparison on it matches when any element matches.
+    public subscript<V>(dynamicMember keyPath: KeyPath<T.Element, V>) -> Query<V>
+    where T: RealmCollection, T.Element: Object {
+        Query<V>(.keyPath(appending(KeyPathTracer.name(of: keyPath).split(separator: ".").map { .property(String($0)) })))
+    }
+}
+
+/// Options for string comparisons in ``Query``: `[c]` and `[d]`.
+public struct StringOptions: OptionSet, Sendable {
+    public let rawValue: UInt8
+    /// Creates options from their raw value.
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// Compare without regard to case, as `[c]` does.
+    public static let caseInsensitive = StringOptions(rawValue: 1)
+    /// Compare without regard to diacritics, as `[d]` does.
+    public static let diacriticInsensitive = StringOptions(rawValue: 2)
+
+    var tree: PredicateTree.ComparisonOptions {
+        var options: PredicateTree.ComparisonOptions = []
+        if contains(.caseInsensitive) { options.insert(.caseInsensitive) }
+        if contains(.diacriticInsensitive) { options.insert(.diacriticInsensitive) }
+        return options
+    }
+}
+
+extension Query: CustomStringConvertible {
+    /// The query in predicate format syntax.
+    public var description: String {
+        switch node {
+        case .keyPath(let path): path.description
+        case .expression(let expression): expression.description
+        case .predicate(let tree): tree.description
+        }
+    }
+}
+
+// MARK: - Comparisons
+
+extension Query where T: PersistableValue {
+    /// Equal to a value (`nil` for an optional property).
+    public static func == (lhs: Query, rhs: T) -> Query<Bool> { comparison(lhs.expression, .equal, constant(rhs)) }
+    /// Not equal to a value.
+    public static func != (lhs: Query, rhs: T) -> Query<Bool> { comparison(lhs.expression, .notEqual, constant(rhs)) }
+    /// Less than a value.
+    public static func < (lhs: Query, rhs: T) -> Query<Bool> { comparison(lhs.expression, .lessThan, constant(rhs)) }
+    /// Less than or equal to a value.
+    public static func <= (lhs: Query, rhs: T) -> Query<Bool> { comparison(lhs.expression, .lessThanOrEqual, constant(rhs)) }
+    /// Greater than a value.
+    public static func > (lhs: Query, rhs: T) -> Query<Bool> { comparison(lhs.expression, .greaterThan, constant(rhs)) }
+    /// Greater than or equal to a value.
+    public static func >= (lhs: Query, rhs: T) -> Query<Bool> { comparison(lhs.expression, .greaterThanOrEqual, constant(rhs)) }
+
+    /// Equal to another property.
+    public static func == (lhs: Query, rhs: Query) -> Query<Bool> { comparison(lhs.expression, .equal, rhs.expression) }
+    /// Not equal to another property.
+    public static func != (lhs: Query, rhs: Query) -> Query<Bool> { comparison(lhs.expression, .notEqual, rhs.expression) }
+    /// Less than another property.
+    public static func < (lhs: Query, rhs: Query) -> Query<Bool> { comparison(lhs.expression, .lessThan, rhs.expression) }
+    /// Greater than another property.
+    public static func > (lhs: Query, rhs: Query) -> Query<Bool> { comparison(lhs.expression, .greaterThan, rhs.expression) }
+
+    /// One of the given values: `$0.name.in(["Rex", "Fido"])`.
+    public func `in`<S: Sequence>(_ values: S) -> Query<Bool> where S.Element == T {
+        let list = PredicateTree.ConstantList(elements: values.map { PredicateTree.Constant(value: $0.toValue(nil)) })
+        return Self.comparison(expression, .in, .list(list))
+    }
+
+    /// Between two values, both included: `$0.age.between(3, 5)`.
+    public func between(_ low: T, _ high: T) -> Query<Bool> {
+        let list = PredicateTree.ConstantList(elements: [.init(value: low.toValue(nil)), .init(value: high.toValue(nil))])
+        return Self.comparison(expression, .between, .list(list))
+    }
+
+    /// Within a closed range: `$0.age.contains(3...5)`.
+    public func contains(_ range: ClosedRange<T>) -> Query<Bool> where T: Comparable {
+        between(range.lowerBound, range.upperBound)
+    }
+}
+
+
+extension Query where T: StringQueryable {
+    /// Contains a substring: `$0.name.contains("ex", options: .caseInsensitive)`.
+    public func contains(_ value: String, options: StringOptions = []) -> Query<Bool> {
+        Self.comparison(expression, .contains, Self.constant(value), options)
+    }
+    /// Starts with a prefix.
+    public func starts(with value: String, options: StringOptions = []) -> Query<Bool> {
+        Self.comparison(expression, .beginsWith, Self.constant(value), options)
+    }
+    /// Ends with a suffix.
+    public func ends(with value: String, options: StringOptions = []) -> Query<Bool> {
+        Self.comparison(expression, .endsWith, Self.constant(value), options)
+    }
+    /// Matches a wildcard pattern (`*` any run of characters, `?` one character).
+    public func like(_ pattern: String, caseInsensitive: Bool = false) -> Query<Bool> {
+        Self.comparison(expression, .like, Self.constant(pattern), caseInsensitive ? .caseInsensitive : [])
+    }
+    /// Equal to a string, with options: `$0.name.equals("rex", options: .caseInsensitive)`.
+    public func equals(_ value: String, options: StringOptions = []) -> Query<Bool> {
+        Self.comparison(expression, .equal, Self.constant(value), options)
+    }
+}
+
+/// `String` and `String?`: the types ``Query``'s string methods apply to.
+public protocol StringQueryable {}
+extension String: StringQueryable {}
+extension Optional: StringQueryable where Wrapped == String {}
+
+// MARK: - Logic
+
+extension Query where T == Bool {
+    /// Both predicates match.
+    public static func && (lhs: Query, rhs: Query) -> Query { Query(.predicate(.conjunction([lhs.predicate, rhs.predicate]))) }
+    /// Either predicate matches.
+    public static func || (lhs: Query, rhs: Query) -> Query { Query(.predicate(.disjunction([lhs.predicate, rhs.predicate]))) }
+    /// The predicate does not match.
+    public static prefix func ! (query: Query) -> Query { Query(.predicate(.not(query.predicate))) }
+}
+
+// MARK: - Collections
+
+extension Query where T: RealmCollection {
+    /// The number of elements: `$0.dogs.count > 2`.
+    public var count: Query<Int> {
+        Query<Int>(.expression(.collectionOperation(PredicateTree.CollectionOperation(function: .count, collection: keyPath))))
+    }
+
+    /// The elements, quantified with `ANY` (what a comparison on a collection means anyway).
+    public var any: Query<T.Element> {
+        var path = keyPath
+        path.modifier = .anyOf
+        return Query<T.Element>(.keyPath(path))
+    }
+
+    /// Whether the collection holds a value or object: `$0.tags.contains("good")`.
+    public func contains(_ element: T.Element) -> Query<Bool> {
+        Self.comparison(.constant(PredicateTree.Constant(value: element.toValue(nil))), .in, expression)
+    }
+
+    /// The smallest element: `$0.scores.min > 3` (values only).
+    public var min: Query<T.Element> { aggregate(.min) }
+    /// The largest element.
+    public var max: Query<T.Element> { aggregate(.max) }
+    /// The sum of the elements.
+    public var sum: Query<T.Element> { aggregate(.sum) }
+    /// The average of the elements.
+    public var avg: Query<T.Element> { aggregate(.average) }
+
+    private func aggregate(_ function: PredicateTree.CollectionFunction) -> Query<T.Element> {
+        Query<T.Element>(.expression(.collectionOperation(PredicateTree.CollectionOperation(function: function, collection: keyPath))))
+    }
+}
+
+extension Query {
+    /// The value for a key of a map: `$0.scores["math"] > 3`.
+    public subscript<V>(_ key: String) -> Query<V?> where T == Map<String, V> {
+        Query<V?>(.keyPath(appending([.mapKey(key)])))
+    }
+
+    /// The keys of a map.
+    public func keys<V>() -> Query<String> where T == Map<String, V> { Query<String>(.keyPath(appending([.keys]))) }
+
+    /// The values of a map.
+    public func values<V>() -> Query<V> where T == Map<String, V> { Query<V>(.keyPath(appending([.values]))) }
+
+}

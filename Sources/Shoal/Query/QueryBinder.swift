@@ -1,0 +1,182 @@
+/// Resolves a ``PredicateTree`` against a class schema: key paths become
+/// ``BoundPath``s (through to-one links, lists, sets, maps, backlinks and
+/// linking objects), an implicit `ANY` is added where a path crosses a
+/// collection, constants are checked against the property types, and a
+/// constant on the left is mirrored to the right.
+///
+/// Errors are ``ShoalError``s: `.invalidKeyPath` for a key path that names
+/// nothing (with the class, the property, and its position in the format
+/// string), `.invalidQuery` for a type mismatch (naming both types) or an
+/// operator that does not apply.
+struct QueryBinder {
+    /// What the predicate tests: objects of a table, or primitive values (`self`).
+    enum Root: Sendable {
+        case table(TableKey)
+        case primitive(PropertyType)
+        /// Objects of any class (after `@links`): only `@count` may follow.
+        case unknown
+    }
+
+    let schema: Schema
+    /// The format string the tree came from, or the tree's description.
+    let format: String
+    let root: Root
+    /// The `SUBQUERY` variables in scope, outermost first.
+    var scopes: [(name: String, root: Root)] = []
+
+    init(schema: Schema, root: Root, format: String) {
+        self.schema = schema
+        self.root = root
+        self.format = format
+    }
+
+    /// Binds `tree` for objects of `table`.
+    static func bind(_ tree: PredicateTree, schema: Schema, root: Root, format: String? = nil) throws(ShoalError)
+        -> BoundPredicate
+    {
+        var binder = QueryBinder(schema: schema, root: root, format: format ?? tree.description)
+        return try binder.bind(tree)
+    }
+
+    mutating func bind(_ tree: PredicateTree) throws(ShoalError) -> BoundPredicate {
+        switch tree {
+        case .truePredicate: return .constant(true)
+        case .falsePredicate: return .constant(false)
+        case .and(let operands):
+            var bound: [BoundPredicate] = []
+            for operand in operands { bound.append(try bind(operand)) }
+            return .and(bound)
+        case .or(let operands):
+            var bound: [BoundPredicate] = []
+            for operand in operands { bound.append(try bind(operand)) }
+            return .or(bound)
+        case .not(let operand): return .not(try bind(operand))
+        case .comparison(let comparison): return try bind(comparison)
+        }
+    }
+
+    func error(_ reason: String, at range: Range<Int>?, code: ShoalError.Code = .invalidQuery) -> ShoalError {
+        PredicateFormatError(reason: reason, range: range, in: format).shoalError(format: format, code: code)
+    }
+
+    // MARK: Operands
+
+    /// A bound operand with what the binder knows of its values.
+    struct Typed {
+        var operand: BoundOperand
+        /// The values' type; `nil` for `nil` or an empty list.
+        var type: PropertyType?
+        var className: String?
+        var isMultiValued = false
+        var modifier: PredicateTree.CollectionModifier?
+        var text: String
+        var source: Range<Int>?
+    }
+
+    mutating func operand(_ expression: PredicateTree.Expression) throws(ShoalError) -> Typed {
+        switch expression {
+        case .constant(let constant):
+            let (type, className) = typeOf(constant.value)
+            return Typed(operand: .constant(constant.value), type: type, className: className,
+                text: constant.value.predicateLiteral, source: constant.source)
+        case .list(let list):
+            let values = list.elements.map(\.value)
+            let first = values.first { !$0.isNull }.map(typeOf)
+            return Typed(operand: .list(values), type: first?.0, className: first?.1, text: list.description, source: list.source)
+        case .keyPath(let keyPath):
+            let resolved = try resolve(keyPath)
+            if let modifier = keyPath.modifier, !resolved.path.isMultiValued {
+                throw error("'\(modifier.rawValue)' needs a key path through a collection, and '\(resolved.path.text)' is not one",
+                    at: keyPath.source)
+            }
+            if case .unknown = resolved.elementRoot {
+                throw error("'@links' may only be followed by '@count'", at: keyPath.source, code: .invalidKeyPath)
+            }
+            return Typed(operand: .path(resolved.path), type: resolved.type, className: resolved.className,
+                isMultiValued: resolved.path.isMultiValued, modifier: keyPath.modifier, text: resolved.path.text,
+                source: keyPath.source)
+        case .collectionOperation(let operation):
+            return try aggregate(operation)
+        case .subqueryCount(let subquery):
+            let resolved = try resolve(subquery.collection)
+            guard resolved.path.isMultiValued else {
+                throw error("SUBQUERY needs a collection, and '\(resolved.path.text)' is not one",
+                    at: subquery.collection.source)
+            }
+            scopes.append((subquery.variable, resolved.elementRoot))
+            defer { scopes.removeLast() }
+            let predicate = try bind(subquery.predicate)
+            return Typed(operand: .subqueryCount(resolved.path, predicate), type: .int, text: subquery.description,
+                source: subquery.source)
+        }
+    }
+
+    private mutating func aggregate(_ operation: PredicateTree.CollectionOperation) throws(ShoalError) -> Typed {
+        let resolved = try resolve(operation.collection)
+        let name = operation.function.rawValue
+        guard resolved.path.isMultiValued else {
+            throw error("'\(name)' needs a collection, and '\(resolved.path.text)' is of type '\(resolved.typeName)'",
+                at: operation.source)
+        }
+        if operation.function == .count {
+            return Typed(operand: .aggregate(.count, resolved.path, property: nil), type: .int,
+                text: operation.description, source: operation.source)
+        }
+        var elementType = resolved.type
+        var property: BoundProperty?
+        if let propertyName = operation.property {
+            guard case .table(let table) = resolved.elementRoot else {
+                throw error("'\(name).\(propertyName)' needs a collection of objects", at: operation.propertySource,
+                    code: .invalidKeyPath)
+            }
+            let objectSchema = schema[table]
+            guard let index = objectSchema.indexByName[propertyName] else {
+                throw error("unknown property '\(propertyName)' on class '\(objectSchema.className)'",
+                    at: operation.propertySource, code: .invalidKeyPath)
+            }
+            let p = objectSchema.properties[index]
+            guard p.collection == .none, p.type != .object, p.type != .linkingObjects else {
+                throw error("'\(name)' cannot aggregate property '\(propertyName)' of type '\(p.typeName)'",
+                    at: operation.propertySource)
+            }
+            property = BoundProperty(table: table, index: index)
+            elementType = p.type
+        } else if case .table = resolved.elementRoot {
+            throw error("'\(name)' over objects needs a property, as in '\(resolved.path.text).\(name).age'",
+                at: operation.source)
+        }
+        let numeric = elementType.map(Self.isNumeric) ?? false
+        let allowed = operation.function == .min || operation.function == .max ? numeric || elementType == .date || elementType == .any : numeric || elementType == .any
+        guard allowed else {
+            throw error("'\(name)' is not supported for values of type '\(elementType?.description ?? "unknown")'",
+                at: operation.source)
+        }
+        let type: PropertyType? = operation.function == .average && elementType != .decimal128 ? .double : elementType
+        return Typed(operand: .aggregate(operation.function, resolved.path, property: property), type: type,
+            text: operation.description, source: operation.source)
+    }
+
+    func typeOf(_ value: Value) -> (PropertyType?, String?) {
+        switch value {
+        case .null: (nil, nil)
+        case .bool: (.bool, nil)
+        case .int: (.int, nil)
+        case .float: (.float, nil)
+        case .double: (.double, nil)
+        case .decimal: (.decimal128, nil)
+        case .string: (.string, nil)
+        case .data: (.data, nil)
+        case .date: (.date, nil)
+        case .objectId: (.objectId, nil)
+        case .uuid: (.uuid, nil)
+        case .link(let link): (.object, link.table.index < schema.objectSchema.count ? schema[link.table].className : nil)
+        }
+    }
+
+    static func isNumeric(_ type: PropertyType) -> Bool {
+        switch type {
+        case .int, .float, .double, .decimal128: true
+        default: false
+        }
+    }
+}

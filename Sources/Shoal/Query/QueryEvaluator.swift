@@ -1,0 +1,162 @@
+import OrderedCollections
+
+/// A bound predicate prepared for one run: comparisons against constants
+/// carry a ready ``ValueMatcher``.
+indirect enum CompiledPredicate: Sendable {
+    case constant(Bool)
+    case and([CompiledPredicate])
+    case or([CompiledPredicate])
+    case not(CompiledPredicate)
+    /// The left side's values tested against constants.
+    case test(BoundOperand, multiValued: Bool, PredicateTree.CollectionModifier, ValueMatcher)
+    /// A comparison whose right side depends on the object (a key path or aggregate).
+    case dynamic(BoundComparison)
+
+    init(_ predicate: BoundPredicate) {
+        switch predicate {
+        case .constant(let value): self = .constant(value)
+        case .and(let operands): self = .and(operands.map(CompiledPredicate.init))
+        case .or(let operands): self = .or(operands.map(CompiledPredicate.init))
+        case .not(let operand): self = .not(CompiledPredicate(operand))
+        case .comparison(let c):
+            let multi: Bool
+            if case .path(let path) = c.lhs { multi = path.isMultiValued } else { multi = false }
+            switch c.rhs {
+            case .constant(let value): self = .test(c.lhs, multiValued: multi, c.modifier, ValueMatcher(c.op, [value], options: c.options))
+            case .list(let values): self = .test(c.lhs, multiValued: multi, c.modifier, ValueMatcher(c.op, values, options: c.options))
+            default: self = .dynamic(c)
+            }
+        }
+    }
+}
+
+/// Evaluates predicates, key paths and aggregates on one snapshot.
+struct QueryEvaluator {
+    let snapshot: Snapshot
+
+    func matches(_ predicate: CompiledPredicate, _ object: Value) -> Bool {
+        var variables: [Value] = []
+        return matches(predicate, object, &variables)
+    }
+
+    func matches(_ predicate: CompiledPredicate, _ object: Value, _ variables: inout [Value]) -> Bool {
+        switch predicate {
+        case .constant(let value): return value
+        case .and(let operands):
+            for operand in operands where !matches(operand, object, &variables) { return false }
+            return true
+        case .or(let operands):
+            for operand in operands where matches(operand, object, &variables) { return true }
+            return false
+        case .not(let operand): return !matches(operand, object, &variables)
+        case .test(let lhs, let multi, let modifier, let matcher):
+            if !multi, case .path(let path) = lhs, path.steps.count == 1, path.root == 0,
+                case .property(let property) = path.steps[0], case .link(let link) = object
+            {
+                return matcher.matches(snapshot.tables[property.table.index].scalars[property.index][link.key.slot])
+            }
+            let values = self.values(of: lhs, object, &variables)
+            return Self.quantify(values, multi: multi, modifier) { matcher.matches($0) }
+        case .dynamic(let c):
+            let lhs = values(of: c.lhs, object, &variables)
+            let rhs = values(of: c.rhs, object, &variables)
+            let multi: Bool
+            if case .path(let path) = c.lhs { multi = path.isMultiValued } else { multi = false }
+            if c.op == .in {
+                let matcher = ValueMatcher(.in, rhs, options: c.options)
+                return Self.quantify(lhs, multi: multi, c.modifier) { matcher.matches($0) }
+            }
+            let matchers = rhs.map { ValueMatcher(c.op, [$0], options: c.options) }
+            return Self.quantify(lhs, multi: multi, c.modifier) { value in matchers.contains { $0.matches(value) } }
+        }
+    }
+
+    /// Applies `ANY`, `ALL` or `NONE` to the values of a multi-valued side;
+    /// a single-valued side holds exactly one value.
+    static func quantify(_ values: [Value], multi: Bool, _ modifier: PredicateTree.CollectionModifier,
+        _ test: (Value) -> Bool) -> Bool
+    {
+        guard multi else { return values.first.map(test) ?? false }
+        switch modifier {
+        case .anyOf: return values.contains(where: test)
+        case .allOf: return values.allSatisfy(test)
+        case .noneOf: return !values.contains(where: test)
+        }
+    }
+
+    // MARK: Operands
+
+    func values(of operand: BoundOperand, _ object: Value, _ variables: inout [Value]) -> [Value] {
+        switch operand {
+        case .constant(let value): return [value]
+        case .list(let values): return values
+        case .path(let path): return values(of: path, object, variables)
+        case .aggregate(let function, let path, let property):
+            var elements = values(of: path, object, variables)
+            if function == .count { return [.int(Int64(elements.count))] }
+            if let property { elements = elements.map { column(property, of: $0) } }
+            return [ValueAggregate.compute(function, elements) ?? .null]
+        case .subqueryCount(let path, let predicate):
+            let compiled = CompiledPredicate(predicate)
+            var count = 0
+            for element in values(of: path, object, variables) {
+                variables.append(element)
+                if matches(compiled, object, &variables) { count += 1 }
+                variables.removeLast()
+            }
+            return [.int(Int64(count))]
+        }
+    }
+
+    /// The values a key path reaches from the object (or from a subquery variable).
+    func values(of path: BoundPath, _ object: Value, _ variables: [Value]) -> [Value] {
+        let start = path.root == 0 ? object : variables[path.root - 1]
+        var out: [Value] = []
+        walk(path.steps[...], start, &out)
+        return out
+    }
+
+    /// One stored property of the object `value` links to; `null` for a null link.
+    func column(_ property: BoundProperty, of value: Value) -> Value {
+        guard case .link(let link) = value else { return .null }
+        return snapshot.tables[property.table.index].scalars[property.index][link.key.slot]
+    }
+
+    private func walk(_ steps: ArraySlice<PathStep>, _ value: Value, _ out: inout [Value]) {
+        guard let step = steps.first else { return out.append(value) }
+        let rest = steps.dropFirst()
+        guard case .link(let link) = value else {
+            // A null link on the way reaches a null value, as in Realm
+            // (`owner.name == nil`), and no elements of a collection.
+            switch step {
+            case .property, .mapValue: return out.append(.null)
+            default: return
+            }
+        }
+        let table = snapshot.tables[link.table.index]
+        switch step {
+        case .property(let property):
+            walk(rest, table.scalars[property.index][link.key.slot], &out)
+        case .elements(let property, let kind):
+            if kind == .list {
+                for element in table.lists[property.index]?[link.key.slot] ?? [] { walk(rest, element, &out) }
+            } else {
+                for element in table.sets[property.index]?[link.key.slot] ?? [] { walk(rest, element, &out) }
+            }
+        case .mapValues(let property):
+            for element in (table.maps[property.index]?[link.key.slot] ?? [:]).values { walk(rest, element, &out) }
+        case .mapKeys(let property):
+            for key in (table.maps[property.index]?[link.key.slot] ?? [:]).keys { walk(rest, .string(key), &out) }
+        case .mapValue(let property, let key):
+            walk(rest, table.maps[property.index]?[link.key.slot][key] ?? .null, &out)
+        case .backlinks(let origin, let property):
+            for backlink in table.backlinks[link.key.slot] where backlink.origin == origin && backlink.property == property {
+                walk(rest, .link(Link(table: origin, key: backlink.key)), &out)
+            }
+        case .allBacklinks:
+            for backlink in table.backlinks[link.key.slot] {
+                walk(rest, .link(Link(table: backlink.origin, key: backlink.key)), &out)
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import OrderedCollections
+
+/// Where a `Results`' elements come from, and the query applied to them.
+indirect enum ResultsSource {
+    /// Every object of the table, in key order.
+    case table
+    /// The elements of one object's collection property (list, set, map
+    /// values or linking objects), in collection order.
+    case collection(owner: Link, property: Int)
+    /// A base filtered, then sorted and made distinct.
+    case query(ResultsSource, QueryDescriptor)
+
+    /// What the elements are: objects of a table, or primitive values.
+    func root(table: TableKey, schema: Schema) -> QueryBinder.Root {
+        switch self {
+        case .table: return .table(table)
+        case .collection(let owner, let index):
+            let property = schema[owner.table].properties[index]
+            if property.type == .object || property.type == .linkingObjects,
+                let target = schema.tableByName[property.objectClassName ?? ""]
+            {
+                return .table(target)
+            }
+            return .primitive(property.type)
+        case .query(let base, _): return base.root(table: table, schema: schema)
+        }
+    }
+
+    /// The source with `predicate` ANDed into its query; sort and distinct are kept.
+    func filtered(_ predicate: BoundPredicate) -> ResultsSource {
+        guard case .query(let base, var descriptor) = self else {
+            return .query(self, QueryDescriptor(predicate: predicate))
+        }
+        descriptor.predicate = descriptor.predicate.map { .and([$0, predicate]) } ?? predicate
+        return .query(base, descriptor)
+    }
+
+    /// The source with an ordering step added after the existing ones.
+    func ordered(_ step: OrderingStep) -> ResultsSource {
+        guard case .query(let base, var descriptor) = self else {
+            return .query(self, QueryDescriptor(ordering: [step]))
+        }
+        descriptor.ordering.append(step)
+        return .query(base, descriptor)
+    }
+
+    /// The elements in stored form, evaluated on `snapshot`.
+    func evaluate(table: TableKey, snapshot: Snapshot, useIndexes: Bool = true) -> [Value] {
+        switch self {
+        case .table:
+            return snapshot.tables[table.index].liveKeys.map { .link(Link(table: table, key: $0)) }
+        case .collection(let owner, let index):
+            guard snapshot.isAlive(owner.table, owner.key) else { return [] }
+            let property = snapshot.schema[owner.table].properties[index]
+            if property.type == .linkingObjects {
+                guard let origin = snapshot.schema.tableByName[property.objectClassName ?? ""],
+                    let originIndex = snapshot.schema[origin].indexByName[property.linkOriginPropertyName ?? ""]
+                else { return [] }
+                return snapshot.backlinks(owner.table, owner.key, origin: origin, property: originIndex)
+                    .map { .link(Link(table: origin, key: $0)) }
+            }
+            switch property.collection {
+            case .list: return snapshot.list(owner.table, owner.key, index)
+            case .set: return Array(snapshot.set(owner.table, owner.key, index))
+            case .map: return Array(snapshot.map(owner.table, owner.key, index).values)
+            case .none: return []
+            }
+        case .query(let base, let descriptor):
+            var elements: [Value]
+            if let predicate = descriptor.predicate {
+                if case .table = base {
+                    let plan = QueryPlan(table: table, predicate: predicate, snapshot: snapshot, useIndexes: useIndexes)
+                    elements = plan.run(on: snapshot).map { .link(Link(table: table, key: $0)) }
+                } else {
+                    let evaluator = QueryEvaluator(snapshot: snapshot)
+                    let compiled = CompiledPredicate(predicate)
+                    elements = base.evaluate(table: table, snapshot: snapshot).filter { evaluator.matches(compiled, $0) }
+                }
+            } else {
+                elements = base.evaluate(table: table, snapshot: snapshot, useIndexes: useIndexes)
+            }
+            return OrderingStep.apply(descriptor.ordering, to: elements, snapshot: snapshot)
+        }
+    }
+
+    /// A description of how the source is evaluated on `snapshot`.
+    func explain(table: TableKey, snapshot: Snapshot) -> String {
+        switch self {
+        case .table: return "all objects of \(snapshot.schema[table].className)"
+        case .collection(let owner, let index):
+            return "elements of \(snapshot.schema[owner.table].className).\(snapshot.schema[owner.table].properties[index].name)"
+        case .query(let base, let descriptor):
+            var text: String
+            if let predicate = descriptor.predicate {
+                if case .table = base {
+                    text = QueryPlan(table: table, predicate: predicate, snapshot: snapshot).explanation
+                } else {
+                    text = base.explain(table: table, snapshot: snapshot) + "; then test \(predicate)"
+                }
+            } else {
+                text = base.explain(table: table, snapshot: snapshot)
+            }
+            for step in descriptor.ordering {
+                switch step {
+                case .sort(let keys): text += "; sort by " + keys.map { "\($0.path.text) \($0.ascending ? "ascending" : "descending")" }.joined(separator: ", ")
+                case .distinct(let paths): text += "; distinct by " + paths.map(\.text).joined(separator: ", ")
+                }
+            }
+            return text
+        }
+    }
+}
+
+/// A query on a `Results`' base: one predicate (later filters are ANDed
+/// in), then sort and distinct steps in the order they were added.
+struct QueryDescriptor {
+    var predicate: BoundPredicate?
+    var ordering: [OrderingStep] = []
+}
