@@ -32,6 +32,28 @@ import Testing
         return text.split(separator: "\n").compactMap { Int($0) }.count
     }
 
+    @Test("a second process opening a database that is open here gets a clear error naming it, and nothing changes")
+    func secondProcessIsRefused() throws {
+        let url = temporaryDatabaseURL()
+        let realm = try Realm(configuration: fileConfiguration(url))
+        try realm.write { realm.create(Dog.self, value: ["id": 1]) }
+        let process = Process()
+        process.executableURL = Self.workerURL
+        process.arguments = [url.path, "durable"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus != 0)
+        #expect(message.contains("is open in another process"), "\(message)")
+        #expect(message.contains(url.path))
+        #expect(realm.objects(Dog.self).count == 1)
+        realm.refresh()
+        #expect(realm.objects(Dog.self).count == 1)
+    }
+
     @Test("200 kills at random moments never lose an acknowledged durable transaction nor expose a partial one")
     func killLoop() throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.workerURL.path), "worker not found at \(Self.workerURL.path)")
