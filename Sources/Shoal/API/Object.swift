@@ -167,6 +167,13 @@ open class Object: CustomStringConvertible, Hashable {
 
     /// Pairs of (property index, value) from a dictionary, array or object.
     static func namedValues(_ value: Any, schema: ObjectSchema) -> [(Int, Any?)] {
+        // `[String: Any]` first: casting it to `[String: Any?]` converts every entry.
+        if let dictionary = value as? [String: Any] {
+            return dictionary.map { name, item in
+                guard let index = schema.indexByName[name] else { unknownProperty(name, schema) }
+                return (index, item)
+            }
+        }
         if let dictionary = value as? [String: Any?] {
             return dictionary.map { name, item in
                 guard let index = schema.indexByName[name] else { unknownProperty(name, schema) }

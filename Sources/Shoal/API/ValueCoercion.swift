@@ -33,7 +33,16 @@ enum ValueCoercion {
             throw mismatch(any, property, name)
         }
         var stored: Value
-        if let value = any as? AnyRealmValue {
+        // Fast paths for the common concrete types, before the existential casts.
+        if let int = any as? Int {
+            stored = .int(Int64(int))
+        } else if let string = any as? String {
+            stored = .string(string)
+        } else if let double = any as? Double {
+            stored = .double(double)
+        } else if let bool = any as? Bool {
+            stored = .bool(bool)
+        } else if let value = any as? AnyRealmValue {
             stored = value.toValue(realm)
         } else if let object = any as? Object, property.type == .any, let realm {
             stored = .link(realm.linkAdding(object, update: update))
