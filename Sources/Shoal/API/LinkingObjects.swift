@@ -71,17 +71,14 @@ public struct LinkingObjects<Element: Object>: RealmCollectionImpl, @unchecked S
     /// A frozen copy at the current version.
     public func freeze() -> LinkingObjects {
         guard let slot else { shoalPrecondition(ShoalError(.unsupported, "Unmanaged objects cannot be frozen.")) }
-        if slot.ref.realm.isFrozen { return self }
-        let owner = slot.ref.realm.accessor(slot.ref.link).freeze()
-        return LinkingObjects(slot: ManagedSlot(ref: owner.ref!, property: slot.property), originProperty: originProperty)
+        return slot.ref.realm.isFrozen ? self : LinkingObjects(slot: slot.frozen(), originProperty: originProperty)
     }
 
     /// The live collection for the calling thread, or `nil` if the object was deleted.
     public func thaw() -> LinkingObjects? {
         guard let slot else { shoalPrecondition(ShoalError(.unsupported, "Unmanaged objects cannot be thawed.")) }
-        if !slot.ref.realm.isFrozen { return self }
-        guard let owner = slot.ref.realm.accessor(slot.ref.link).thaw() else { return nil }
-        return LinkingObjects(slot: ManagedSlot(ref: owner.ref!, property: slot.property), originProperty: originProperty)
+        guard slot.ref.realm.isFrozen else { return self }
+        return slot.thawed().map { LinkingObjects(slot: $0, originProperty: originProperty) }
     }
 }
 

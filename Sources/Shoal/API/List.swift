@@ -41,18 +41,16 @@ public final class List<Element: RealmCollectionValue>: RealmCollectionImpl, @un
 
     /// A frozen copy of the list at the current version.
     public func freeze() -> List {
-        guard let slot else { shoalPrecondition(ShoalError(.unsupported, "This method may only be called on managed lists.")) }
-        if slot.ref.realm.isFrozen { return self }
-        let owner = slot.ref.realm.accessor(slot.ref.link).freeze()
-        return List(slot: ManagedSlot(ref: owner.ref!, property: slot.property))
+        guard let slot else { unmanagedCollection("lists") }
+        return slot.ref.realm.isFrozen ? self : List(slot: slot.frozen())
     }
 
     /// The live list for the calling thread, or `nil` if its owner was deleted.
     public func thaw() -> List? {
-        guard let slot else { shoalPrecondition(ShoalError(.unsupported, "This method may only be called on managed lists.")) }
-        if !slot.ref.realm.isFrozen { return self }
-        guard let owner = slot.ref.realm.accessor(slot.ref.link).thaw() else { return nil }
-        return List(slot: ManagedSlot(ref: owner.ref!, property: slot.property))
+        guard let slot else { unmanagedCollection("lists") }
+        guard slot.ref.realm.isFrozen else { return self }
+        guard let live = slot.thawed() else { return nil }
+        return List(slot: live)
     }
 
     // MARK: Mutation
@@ -185,10 +183,10 @@ extension List: PersistableValue {
     }
     public static func persistedDefault() -> List { List() }
     public static func fromStored(_ stored: StoredValue, _ context: StoredContext) -> List {
-        shoalPrecondition(ShoalError(.unsupported, "Lists cannot be nested in collections."))
+        nestedCollection("Lists")
     }
     public func toStored(_ context: StoredContext) -> StoredValue {
-        shoalPrecondition(ShoalError(.unsupported, "Lists cannot be nested in collections."))
+        nestedCollection("Lists")
     }
     public static func readManaged(_ slot: ManagedSlot) -> List {
         slot.ref.checkValid()
@@ -196,8 +194,7 @@ extension List: PersistableValue {
     }
     /// Assigning a list to a managed property replaces its contents.
     public static func writeManaged(_ value: List, _ slot: ManagedSlot) {
-        let elements: [Any?] = Array(value).map { $0 }
-        do { try slot.ref.realm.replaceCollection(slot, with: elements, update: .error) } catch { shoalPrecondition(error) }
+        slot.replaceContents(with: Array(value).map { $0 as Any? })
     }
 }
 

@@ -65,3 +65,35 @@ extension RealmInstance {
             "Attempting to modify object outside of a write transaction - call beginWriteTransaction on an RLMRealm instance first."))
     }
 }
+
+extension ManagedSlot {
+    /// The same property of the frozen copy of its object.
+    func frozen() -> ManagedSlot {
+        if ref.realm.isFrozen { return self }
+        let owner = ref.realm.accessor(ref.link).freeze()
+        return ManagedSlot(ref: owner.ref!, property: property)
+    }
+
+    /// The same property of the live object on the calling thread, or `nil`
+    /// if the object was deleted.
+    func thawed() -> ManagedSlot? {
+        if !ref.realm.isFrozen { return self }
+        guard let owner = ref.realm.accessor(ref.link).thaw() else { return nil }
+        return ManagedSlot(ref: owner.ref!, property: property)
+    }
+
+    /// Replaces a managed collection's contents (assigning a collection to a property).
+    func replaceContents(with elements: Any) {
+        do { try ref.realm.replaceCollection(self, with: elements, update: .error) } catch { shoalPrecondition(error) }
+    }
+}
+
+/// Stops for a collection used where a single value is stored.
+func nestedCollection(_ kind: String) -> Never {
+    shoalPrecondition(ShoalError(.unsupported, "\(kind) cannot be nested in collections."))
+}
+
+/// Stops for freezing or thawing an unmanaged collection.
+func unmanagedCollection(_ kind: String) -> Never {
+    shoalPrecondition(ShoalError(.unsupported, "This method may only be called on managed \(kind)."))
+}

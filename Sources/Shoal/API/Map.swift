@@ -116,18 +116,16 @@ public final class Map<Key: MapKey, Value: RealmCollectionValue>: RandomAccessCo
 
     /// A frozen copy of the map at the current version.
     public func freeze() -> Map {
-        guard let slot else { shoalPrecondition(ShoalError(.unsupported, "This method may only be called on managed maps.")) }
-        if slot.ref.realm.isFrozen { return self }
-        let owner = slot.ref.realm.accessor(slot.ref.link).freeze()
-        return Map(slot: ManagedSlot(ref: owner.ref!, property: slot.property))
+        guard let slot else { unmanagedCollection("maps") }
+        return slot.ref.realm.isFrozen ? self : Map(slot: slot.frozen())
     }
 
     /// The live map for the calling thread, or `nil` if its owner was deleted.
     public func thaw() -> Map? {
-        guard let slot else { shoalPrecondition(ShoalError(.unsupported, "This method may only be called on managed maps.")) }
-        if !slot.ref.realm.isFrozen { return self }
-        guard let owner = slot.ref.realm.accessor(slot.ref.link).thaw() else { return nil }
-        return Map(slot: ManagedSlot(ref: owner.ref!, property: slot.property))
+        guard let slot else { unmanagedCollection("maps") }
+        guard slot.ref.realm.isFrozen else { return self }
+        guard let live = slot.thawed() else { return nil }
+        return Map(slot: live)
     }
 
     public var description: String {
@@ -143,10 +141,10 @@ extension Map: PersistableValue {
     }
     public static func persistedDefault() -> Map { Map() }
     public static func fromStored(_ stored: StoredValue, _ context: StoredContext) -> Map {
-        shoalPrecondition(ShoalError(.unsupported, "Maps cannot be nested in collections."))
+        nestedCollection("Maps")
     }
     public func toStored(_ context: StoredContext) -> StoredValue {
-        shoalPrecondition(ShoalError(.unsupported, "Maps cannot be nested in collections."))
+        nestedCollection("Maps")
     }
     public static func readManaged(_ slot: ManagedSlot) -> Map {
         slot.ref.checkValid()
@@ -154,7 +152,7 @@ extension Map: PersistableValue {
     }
     /// Assigning a map to a managed property replaces its contents.
     public static func writeManaged(_ value: Map, _ slot: ManagedSlot) {
-        do { try slot.ref.realm.replaceCollection(slot, with: value, update: .error) } catch { shoalPrecondition(error) }
+        slot.replaceContents(with: value)
     }
 }
 

@@ -40,18 +40,16 @@ public final class MutableSet<Element: RealmCollectionValue>: RealmCollectionImp
 
     /// A frozen copy of the set at the current version.
     public func freeze() -> MutableSet {
-        guard let slot else { shoalPrecondition(ShoalError(.unsupported, "This method may only be called on managed sets.")) }
-        if slot.ref.realm.isFrozen { return self }
-        let owner = slot.ref.realm.accessor(slot.ref.link).freeze()
-        return MutableSet(slot: ManagedSlot(ref: owner.ref!, property: slot.property))
+        guard let slot else { unmanagedCollection("sets") }
+        return slot.ref.realm.isFrozen ? self : MutableSet(slot: slot.frozen())
     }
 
     /// The live set for the calling thread, or `nil` if its owner was deleted.
     public func thaw() -> MutableSet? {
-        guard let slot else { shoalPrecondition(ShoalError(.unsupported, "This method may only be called on managed sets.")) }
-        if !slot.ref.realm.isFrozen { return self }
-        guard let owner = slot.ref.realm.accessor(slot.ref.link).thaw() else { return nil }
-        return MutableSet(slot: ManagedSlot(ref: owner.ref!, property: slot.property))
+        guard let slot else { unmanagedCollection("sets") }
+        guard slot.ref.realm.isFrozen else { return self }
+        guard let live = slot.thawed() else { return nil }
+        return MutableSet(slot: live)
     }
 
     private func write(_ body: (WriteTransaction, TableKey, ObjectKey, Int) throws(ShoalError) -> Void) {
@@ -130,10 +128,10 @@ extension MutableSet: PersistableValue {
     }
     public static func persistedDefault() -> MutableSet { MutableSet() }
     public static func fromStored(_ stored: StoredValue, _ context: StoredContext) -> MutableSet {
-        shoalPrecondition(ShoalError(.unsupported, "Sets cannot be nested in collections."))
+        nestedCollection("Sets")
     }
     public func toStored(_ context: StoredContext) -> StoredValue {
-        shoalPrecondition(ShoalError(.unsupported, "Sets cannot be nested in collections."))
+        nestedCollection("Sets")
     }
     public static func readManaged(_ slot: ManagedSlot) -> MutableSet {
         slot.ref.checkValid()
@@ -141,8 +139,7 @@ extension MutableSet: PersistableValue {
     }
     /// Assigning a set to a managed property replaces its contents.
     public static func writeManaged(_ value: MutableSet, _ slot: ManagedSlot) {
-        let elements: [Any?] = Array(value).map { $0 }
-        do { try slot.ref.realm.replaceCollection(slot, with: elements, update: .error) } catch { shoalPrecondition(error) }
+        slot.replaceContents(with: Array(value).map { $0 as Any? })
     }
 }
 
