@@ -92,4 +92,39 @@ import Testing
         }
         #expect(opened > 0 && refused > 0)
     }
+
+    @Test("a crash between writing the compaction snapshot and deleting the old log (matrix case 10) opens to the same state and cleans up on the next compaction")
+    func crashAfterSnapshotBeforeTruncation() throws {
+        let url = temporaryDatabaseURL()
+        let config = fileConfiguration(url)
+        let oldSegments: [(String, Data)]
+        let expected: Snapshot
+        do {
+            let realm = try Realm(configuration: config)
+            try realm.write { for i in 0..<50 { realm.create(Dog.self, value: ["id": i]) } }
+            oldSegments = try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".wal") }
+                .map { ($0, try Data(contentsOf: url.appendingPathComponent($0))) }
+            try realm.compact()
+            try realm.write { realm.create(Dog.self, value: ["id": 99]) }
+            expected = realm.instance.coordinator.latest
+        }
+        // Put back what the crash would have left: the segments compaction deletes last.
+        for (name, data) in oldSegments { try data.write(to: url.appendingPathComponent(name)) }
+        let realm = try Realm(configuration: config)
+        #expect(realm.instance.coordinator.latest.hasSameContents(as: expected))
+        try realm.compact()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".wal") }.count == 1)
+    }
+
+    @Test("files left half-written by a crash (*.tmp: a snapshot or a segment being created) are ignored and deleted on open (matrix cases 10b, 10c)")
+    func leftoverTemporaryFiles() throws {
+        let url = temporaryDatabaseURL()
+        let config = fileConfiguration(url)
+        try { let realm = try Realm(configuration: config); try realm.write { realm.create(Dog.self, value: ["id": 1]) } }()
+        try Data("SHOALSNP garbage".utf8).write(to: url.appendingPathComponent("snapshot-0000000000000009.snap.tmp"))
+        try Data(count: 10).write(to: url.appendingPathComponent("log-0000000000000009.wal.tmp"))
+        let realm = try Realm(configuration: config)
+        #expect(realm.objects(Dog.self).count == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path).allSatisfy { !$0.hasSuffix(".tmp") })
+    }
 }

@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 @testable import Shoal
 
@@ -90,17 +89,17 @@ final class FaultyFileIO: FileIO {
         let model: Model
     }
 
-    let model: Mutex<Model>
+    let model: Locked<Model>
     /// Called at the start of every `syncData`, outside the lock (to stall a sync).
-    let onSync: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
+    let onSync: Locked<(@Sendable () -> Void)?> = Locked(nil)
 
     init(captureSyncPoints: Bool = false) {
         var model = Model()
         model.captureSyncPoints = captureSyncPoints
-        self.model = Mutex(model)
+        self.model = Locked(model)
     }
 
-    init(model: Model) { self.model = Mutex(model) }
+    init(model: Model) { self.model = Locked(model) }
 
     // MARK: Test controls
 

@@ -1,6 +1,5 @@
 import Dispatch
 import Glibc
-import Synchronization
 import Testing
 
 @testable import Shoal
@@ -119,7 +118,7 @@ import Testing
             }
         }
         defer { io.onSync.withLock { $0 = nil } }
-        let failures = Mutex(0)
+        let failures = Locked(0)
         let group = DispatchGroup()
         func wait(_ receipt: LogWriter.Receipt) {
             // A serial queue of its own gets a thread at once; the global pool waits before adding threads.
@@ -145,8 +144,8 @@ import Testing
         let io = FaultyFileIO()
         let (writer, _) = try F.writeLog([], io: io)
         let syncsBefore = io.callCount(.sync)
-        let commitLock = Mutex(UInt64(0))
-        let failures = Mutex(0)
+        let commitLock = Locked(UInt64(0))
+        let failures = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             for _ in 0..<25 {
                 do {
