@@ -121,7 +121,7 @@ public struct CheckReport: Codable, Sendable, Equatable {
         lines.append("  format version   \(formatVersion)")
         lines.append("  schema           version \(schema.version), fingerprint \(schema.fingerprint)")
         for c in schema.classes {
-            lines.append("    \(c.name.padding(toLength: max(14, c.name.count), withPad: " ", startingAt: 0)) \(c.objects) objects")
+            lines.append("    \(c.name.padding(toLength: max(14, c.name.count), withPad: " ", startingAt: 0)) \(c.objects) object\(c.objects == 1 ? "" : "s")")
         }
         var versionLine = "  versions         \(versions.first) through \(versions.last)"
         if let snapshot = versions.snapshot { versionLine += " (snapshot at \(snapshot))" }

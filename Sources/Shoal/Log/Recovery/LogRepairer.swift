@@ -16,7 +16,7 @@
 /// ## Topics
 /// - ``repair(at:mode:backupPath:progress:isCancelled:)``
 /// - ``compact(at:)``
-/// - ``replay(at:to:output:ignoringLock:)``
+/// - ``replay(at:to:output:ignoringLock:isCancelled:)``
 public enum LogRepairer {
     /// How `repair` treats damage before the tail.
     public enum Mode: String, Codable, Sendable {
@@ -169,12 +169,17 @@ public enum LogRepairer {
     /// ```swift
     /// try LogRepairer.replay(at: "app.shoal", to: .version(42), output: "app-at-42.shoal")
     /// ```
+    /// - Parameter isCancelled: polled before the new database is renamed into
+    ///   place; when it returns `true`, what was written is deleted.
     /// - Returns: the version the new database is at.
     /// - Throws: ``ShoalError`` as ``LogInspector/init(path:ignoringLock:progress:)``;
     ///   `missingVersions` when the version is not in the database;
     ///   `fileAccess` when `output` exists or cannot be written.
     @discardableResult
-    public static func replay(at path: String, to target: PointInTime, output: String, ignoringLock: Bool = false) throws -> UInt64 {
+    public static func replay(
+        at path: String, to target: PointInTime, output: String, ignoringLock: Bool = false,
+        isCancelled: () -> Bool = { false }
+    ) throws -> UInt64 {
         let io = PosixFileIO()
         let inspector = try LogInspector(path: path, ignoringLock: ignoringLock)
         let limit: RecoveryWalk.Limit =
@@ -191,6 +196,7 @@ public enum LogRepairer {
         removeTemporary(temporary)
         do {
             try writeDatabase(base: walk.base, records: walk.kept, into: temporary, io: io)
+            if isCancelled() { throw CancellationError() }
             try io.rename(temporary, to: output)
             try io.syncDirectory(at: parentDirectory(of: trimmed(output)))
         } catch let error as FileIOError {

@@ -59,19 +59,28 @@ struct RecoveryWalk {
     static func run(
         _ source: RecoverySource, policy: Policy, limit: Limit? = nil,
         progress: ((_ bytesDone: Int64, _ bytesTotal: Int64, _ records: Int) -> Void)? = nil,
-        isCancelled: () -> Bool = { false }, visit: (Step) -> Void = { _ in }
+        isCancelled: () -> Bool = { false }, onProblem: (LogProblem) -> Void = { _ in },
+        visit: (Step) -> Void = { _ in }
     ) -> RecoveryWalk {
         let base = source.baseSnapshot?.snapshot ?? Snapshot(schema: Schema([]))
         var walk = RecoveryWalk(base: base, state: base, prefix: base)
         walk.highestValidVersion = base.version
-        walk.walk(source, policy: policy, limit: limit, progress: progress, isCancelled: isCancelled, visit: visit)
+        walk.walk(
+            source, policy: policy, limit: limit, progress: progress, isCancelled: isCancelled, onProblem: onProblem,
+            visit: visit)
         return walk
     }
 
     private mutating func walk(
         _ source: RecoverySource, policy: Policy, limit: Limit?,
-        progress: ((Int64, Int64, Int) -> Void)?, isCancelled: () -> Bool, visit: (Step) -> Void
+        progress: ((Int64, Int64, Int) -> Void)?, isCancelled: () -> Bool, onProblem: (LogProblem) -> Void,
+        visit: (Step) -> Void
     ) {
+        func note(_ problem: LogProblem) {
+            if problems.isEmpty { prefix = state }
+            problems.append(problem)
+            onProblem(problem)
+        }
         for entry in source.snapshots.prefix(while: { $0.snapshot == nil }) {
             note(LogProblem(kind: .corruptSnapshot, file: entry.name, offset: Int64(entry.error?.context["offset"] ?? ""),
                 version: entry.version, byteCount: nil, reason: entry.error?.message ?? "does not verify"))
@@ -151,11 +160,6 @@ struct RecoveryWalk {
             }
         }
         progress?(bytesTotal, bytesTotal, records)
-    }
-
-    private mutating func note(_ problem: LogProblem) {
-        if problems.isEmpty { prefix = state }
-        problems.append(problem)
     }
 
     private func problem(for damage: LogDamage, in segment: RecoverySource.Segment, isLastSegment: Bool) -> LogProblem {
