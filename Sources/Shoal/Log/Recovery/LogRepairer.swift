@@ -64,10 +64,11 @@ public enum LogRepairer {
         try RecoverySource.checkIsDatabaseDirectory(path)
         let source = try RecoverySource.load(path: path, ignoringLock: true, io: io)
         let (lock, createdLock) = try lockForWriting(path, io: io)
-        var swapped = false
+        var lockDirectory = path  // where LOCK is after a swap: the backup
         defer {
+            // A LOCK file the repair created goes again, so the original is kept exactly as it was.
+            if createdLock { try? io.unlink(at: joinPath(lockDirectory, "LOCK")) }
             io.close(lock)
-            if createdLock && !swapped { try? io.unlink(at: joinPath(path, "LOCK")) }
         }
         let stop = RecoveryWalk.run(source, policy: .stopAtFirstProblem, progress: LogInspector.adapt(progress), isCancelled: isCancelled)
         var salvage = RecoveryWalk.run(source, policy: .skipBadRecords, isCancelled: isCancelled)
@@ -125,7 +126,7 @@ public enum LogRepairer {
         }
         let backup = backupPath ?? defaultBackupPath(for: path)
         try swap(temporary, into: path, backup: backup, io: io)
-        swapped = true
+        lockDirectory = backup
         if mode != .salvage { lost = lost.filter { $0.version > stop.state.version } }
         return RepairReport(database: source.name, mode: mode, repaired: true, backupPath: backup,
             problems: mode == .salvage ? salvage.problems : [first],
