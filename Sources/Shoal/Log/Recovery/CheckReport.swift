@@ -125,7 +125,7 @@ public struct CheckReport: Codable, Sendable, Equatable {
         }
         var versionLine = "  versions         \(versions.first) through \(versions.last)"
         if let snapshot = versions.snapshot { versionLine += " (snapshot at \(snapshot))" }
-        lines.append(versionLine + ", \(records) records")
+        lines.append(versionLine + ", \(records) record\(records == 1 ? "" : "s")")
         lines.append(
             "  bytes            \(bytes.onDisk) on disk (log \(bytes.log), snapshot \(bytes.snapshot)), "
                 + "compression \(bytes.compressionRatio)x")
