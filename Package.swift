@@ -77,6 +77,11 @@ let package = Package(
             dependencies: ["Shoal", "ShoalTestSupport", "ShoalCrashWorker"],
             swiftSettings: upcomingFeatures
         ),
+        .testTarget(
+            name: "ShoalCLITests",
+            dependencies: ["Shoal", "ShoalTestSupport", "ShoalCLI"],
+            swiftSettings: upcomingFeatures
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

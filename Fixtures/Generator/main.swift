@@ -138,3 +138,10 @@ _ = try {
 }()
 
 print("Fixtures written to \(root.path)")
+
+// What `shoal check --json` prints for each fixture, beside it (STYLE.md 21).
+// The recovery API is what the tool prints, so the generator asks it directly.
+for name in ["valid", "torn-tail", "zero-tail", "flipped-bit", "missing-snapshot", "schema-change", "migration"] {
+    let report = try LogInspector(path: fixture(name).path).check()
+    try (report.json() + "\n").write(to: root.appendingPathComponent("\(name).expected.json"), atomically: true, encoding: .utf8)
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+/// `shoal check` on every fixture: the exit code, and the JSON compared with
+/// `Fixtures/v1/<scenario>.expected.json` (all but the wall-clock `time`).
+@Suite struct CheckCommandTests {
+    static let scenarios: [(String, Int32)] = [
+        ("valid", 0), ("torn-tail", 1), ("zero-tail", 1), ("flipped-bit", 2), ("missing-snapshot", 2),
+        ("schema-change", 0), ("migration", 0),
+    ]
+
+    @Test("check --json prints the expected report and exits with the scenario's code", arguments: scenarios)
+    func checkJSON(scenario: String, status: Int32) throws {
+        let output = try ShoalProcess.run(["check", "--json", ShoalProcess.fixture(scenario).lastPathComponent],
+            in: ShoalProcess.fixtures)
+        #expect(output.status == status, "\(output.stderr)")
+        var actual = try ShoalProcess.object(output.stdout)
+        let expectedText = try String(contentsOf: ShoalProcess.fixtures.appendingPathComponent("\(scenario).expected.json"), encoding: .utf8)
+        var expected = try ShoalProcess.object(expectedText)
+        actual["time"] = nil
+        expected["time"] = nil
+        #expect(NSDictionary(dictionary: actual) == NSDictionary(dictionary: expected))
+        #expect(!output.stdout.contains("/"), "no absolute paths in the JSON")
+    }
+
+    @Test("check prints a text summary naming the first problem's offset, version and kind", arguments: scenarios)
+    func checkText(scenario: String, status: Int32) throws {
+        let output = try ShoalProcess.run(["check", ShoalProcess.fixture(scenario).path])
+        #expect(output.status == status)
+        #expect(output.stdout.contains("\(scenario).shoal: "))
+        #expect(output.stdout.contains("format version   1"))
+        if status == 2 || status == 1 {
+            #expect(output.stdout.contains("first problem"))
+            #expect(output.stdout.contains("valid record"))
+        }
+        #expect(output.stderr.isEmpty, "no progress bar when standard error is not a terminal")
+    }
+
+    @Test("the flipped-bit report names the byte offset, version and kind, and the valid records after it")
+    func flippedBitDetails() throws {
+        let output = try ShoalProcess.run(["check", "--json", ShoalProcess.fixture("flipped-bit").path])
+        let report = try ShoalProcess.object(output.stdout)
+        let problem = try #require(report["firstProblem"] as? [String: Any])
+        #expect(problem["kind"] as? String == "corruptRecord")
+        #expect(problem["offset"] as? Int == 728)
+        #expect(problem["version"] as? Int == 2)
+        #expect(report["validRecordsAfterFirstProblem"] as? Int == 7)
+    }
+}
