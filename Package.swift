@@ -73,6 +73,11 @@ let package = Package(
             swiftSettings: upcomingFeatures
         ),
         .testTarget(
+            name: "ShoalAPITests",
+            dependencies: ["Shoal", "ShoalTestSupport"],
+            swiftSettings: upcomingFeatures
+        ),
+        .testTarget(
             name: "ShoalTests",
             dependencies: ["Shoal", "ShoalTestSupport", "ShoalCrashWorker"],
             swiftSettings: upcomingFeatures

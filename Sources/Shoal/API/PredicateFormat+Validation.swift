@@ -36,7 +36,7 @@ extension PredicateFormat {
     }
 }
 
-extension RealmCollectionImpl {
+extension RealmCollection {
     /// The elements matching a Foundation `#Predicate`.
     ///
     /// ```swift

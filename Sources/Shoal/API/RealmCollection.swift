@@ -31,7 +31,7 @@ where Index == Int, Element: RealmCollectionValue {
 
 /// The shared implementation of the collection kinds that hold elements in
 /// order: each kind supplies its current elements in stored form.
-protocol RealmCollectionImpl: RealmCollection {
+protocol RealmCollectionImpl<Element>: RealmCollection {
     /// The Realm instance of a managed collection; `nil` when unmanaged.
     var managedInstance: RealmInstance? { get }
     /// The current elements in stored form (managed collections only).
@@ -43,6 +43,24 @@ protocol RealmCollectionImpl: RealmCollection {
     /// What a query on the collection starts from: its Realm, the table of
     /// its elements (of its owner, for values) and its source; `nil` when unmanaged.
     var resultsBase: (instance: RealmInstance, table: TableKey, source: ResultsSource)? { get }
+}
+
+/// The public query, aggregate and key-value API is declared on the public
+/// ``RealmCollection`` (so that it is visible outside the module) and reaches
+/// the shared implementation through these members. Every collection Shoal
+/// vends is a `RealmCollectionImpl`; ``AnyRealmCollection`` forwards to the
+/// one it wraps.
+extension RealmCollection {
+    var impl: any RealmCollectionImpl<Element> {
+        if let impl = self as? any RealmCollectionImpl<Element> { return impl }
+        if let erased = self as? AnyRealmCollection<Element> { return erased.base.impl }
+        shoalPrecondition(ShoalError(.unsupported, "\(Self.self) is not a collection Shoal vends; queries need Results, List, MutableSet, LinkingObjects or AnyRealmCollection."))
+    }
+    var managedInstance: RealmInstance? { impl.managedInstance }
+    func storedElements() -> [Value] { impl.storedElements() }
+    var unmanagedElements: [Element] { impl.unmanagedElements }
+    var kindName: String { impl.kindName }
+    var resultsBase: (instance: RealmInstance, table: TableKey, source: ResultsSource)? { impl.resultsBase }
 }
 
 extension RealmCollectionImpl {

@@ -1,5 +1,5 @@
 /// Key-value coding and `index(matching:)` on every collection kind.
-extension RealmCollectionImpl {
+extension RealmCollection {
     /// The value of a property for each element, in order; `"self"` gives the elements.
     ///
     /// ```swift

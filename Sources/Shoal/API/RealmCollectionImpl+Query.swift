@@ -1,6 +1,6 @@
 /// Filtering, sorting and distinct, once for every collection kind: each
 /// returns a ``Results`` whose source adds to the collection's own.
-extension RealmCollectionImpl {
+extension RealmCollection {
     /// The base a query starts from; stops for unmanaged collections.
     func queryBase() -> (instance: RealmInstance, table: TableKey, source: ResultsSource) {
         guard let base = resultsBase else {
