@@ -18,6 +18,10 @@ struct Options {
     var rounds = 3
     var reopenDogs = 100_000
     var only: Set<String>? = nil
+    /// Profiling mode: run one engine's workload in a loop for `seconds`.
+    var profile: String? = nil
+    var engine = "Shoal"
+    var seconds = 20
 
     init(_ arguments: [String]) {
         var it = arguments.dropFirst().makeIterator()
@@ -35,9 +39,16 @@ struct Options {
             case "--queries": queries = int()
             case "--rounds": rounds = int()
             case "--reopen-dogs": reopenDogs = int()
+            case "--profile": profile = it.next()
+            case "--engine": engine = it.next() ?? "Shoal"
+            case "--seconds": seconds = int()
             case "--only": only = Set((it.next() ?? "").split(separator: ",").map { String($0).uppercased() })
             case "-h", "--help":
-                print("usage: compare [--dogs N] [--commits M] [--lookups L] [--queries Q] [--rounds R] [--reopen-dogs N] [--only W1,W2,W3,W6,W9,W10]")
+                print("""
+                    usage: compare [--dogs N] [--commits M] [--lookups L] [--queries Q] [--rounds R] [--reopen-dogs N] [--only W1,W2,W3,W6,W9,W10]
+                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|... [--engine Shoal|GRDB] [--seconds S]
+                             (one engine's workload in a loop, for perf record)
+                    """)
                 exit(0)
             default: fatalError("unknown option \(flag)")
             }
@@ -113,6 +124,62 @@ func log(_ s: String) {
 
 func seconds(_ ns: UInt64) -> Double { Double(ns) / 1e9 }
 func micros(_ ns: UInt64) -> Double { Double(ns) / 1e3 }
+
+// MARK: Profiling mode
+
+if let name = options.profile {
+    let engine: any Engine.Type = options.engine.lowercased() == "grdb" ? GRDBEngine.self : ShoalEngine.self
+    let data = Dataset(dogs: options.dogs)
+    let parts = name.split(separator: "-", maxSplits: 1).map(String.init)
+    let variant = parts.count > 1 ? parts[1] : ""
+    var body: () throws -> Void
+    var cleanup: () throws -> Void = {}
+    switch name {
+    case "W1.insert-memory", "W1.insert-durable", "W1.insert-relaxed":
+        let storage = Storage(rawValue: variant)!
+        body = {
+            let path = Disk.scratch("profile")
+            _ = try engine.insertAll(data, storage: storage, path: path)
+            Disk.remove(path)
+        }
+    case "W2.commit-durable", "W2.commit-relaxed":
+        let path = Disk.scratch("profile")
+        let committer = try engine.makeCommitter(data, storage: Storage(rawValue: variant)!, path: path)
+        var i = 0
+        body = {
+            for _ in 0..<100 { try committer.commit(i &* 7919); i += 1 }
+        }
+        cleanup = { try committer.close(); Disk.remove(path) }
+    case "W3.range-sorted", "W3.pk-lookup", "W3.count-breed":
+        let queries = try engine.makeQueries(data)
+        let keys = data.lookupKeys(options.lookups)
+        body = {
+            switch name {
+            case "W3.range-sorted": _ = try queries.rangeSorted()
+            case "W3.pk-lookup": _ = try queries.lookup(keys)
+            default: _ = try queries.countBreed("Pug")
+            }
+        }
+    case "W6.reopen":
+        let path = Disk.scratch("profile")
+        try engine.populate(data, path: path, compact: false)
+        body = { _ = try engine.reopenAndCount(path: path, breed: "Pug") }
+        cleanup = { Disk.remove(path) }
+    default:
+        fatalError("unknown workload \(name)")
+    }
+    log("profiling \(engine.name) \(name) for \(options.seconds) s (pid \(getpid()))")
+    let deadline = Measure.now() + UInt64(options.seconds) * 1_000_000_000
+    var iterations = 0
+    let began = Measure.now()
+    while Measure.now() < deadline {
+        try body()
+        iterations += 1
+    }
+    log("\(iterations) iterations, \(fmt(micros(Measure.now() - began) / 1000 / Double(iterations))) ms each")
+    try cleanup()
+    exit(0)
+}
 
 // MARK: Workloads
 

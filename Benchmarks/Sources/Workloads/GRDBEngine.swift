@@ -74,9 +74,16 @@ public enum GRDBEngine: Engine {
             queue = try DatabaseQueue(configuration: config)
         case .durable, .relaxed:
             config.journalMode = .wal
-            let synchronous = storage == .durable ? "FULL" : "NORMAL"
-            config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
             queue = try DatabaseQueue(path: path, configuration: config)
+            // After the open: GRDB's WAL set-up itself sets `synchronous = NORMAL`,
+            // overriding anything done in `prepareDatabase`.
+            let synchronous = storage == .durable ? 2 : 1  // FULL : NORMAL
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+                let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode")
+                let sync = try Int.fetchOne(db, sql: "PRAGMA synchronous")
+                precondition(mode == "wal" && sync == synchronous, "SQLite set-up: journal_mode \(mode ?? "?"), synchronous \(sync ?? -1)")
+            }
         }
         try queue.write { db in
             try db.execute(sql: """
