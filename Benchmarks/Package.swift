@@ -3,6 +3,13 @@ import PackageDescription
 
 // A separate package so that users of Shoal never resolve the benchmark
 // dependencies (STYLE.md point 23).
+
+let upcomingFeatures: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
 let package = Package(
     name: "ShoalBenchmarks",
     platforms: [.macOS(.v15)],
@@ -60,3 +67,7 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+for target in package.targets where target.type != .system && target.name != "CHeapInfo" {
+    target.swiftSettings = (target.swiftSettings ?? []) + upcomingFeatures
+}

@@ -1,4 +1,4 @@
-public import Benchmark
+import Benchmark
 import Foundation
 public import Workloads
 

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+public import GRDB
 
 /// The model of `shared/WORKLOADS.md` in SQLite, as GRDB records with
 /// hand-written encoding and decoding (GRDB's fast path, as in its

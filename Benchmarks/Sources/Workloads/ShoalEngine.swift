@@ -4,7 +4,7 @@ import Foundation
 // `RealmCollectionImpl`, which makes it internal: a client cannot call it.
 // Until that is fixed in the library, build with `-Xswiftc -enable-testing`
 // (compare.sh and the README's commands do).
-@testable import Shoal
+@testable public import Shoal
 
 /// The model of `shared/WORKLOADS.md` in Shoal.
 public final class Dog: Object {
