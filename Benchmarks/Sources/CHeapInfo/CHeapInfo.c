@@ -1,0 +1,16 @@
+#include "CHeapInfo.h"
+#if defined(__linux__)
+#include <features.h>
+#endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+size_t cheapinfo_heap_bytes(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+#else
+    return 0;
+#endif
+}

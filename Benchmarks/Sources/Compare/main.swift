@@ -1,0 +1,370 @@
+// Runs the workloads of shared/WORKLOADS.md against Shoal and GRDB in ONE
+// process, alternating the engines round by round, and prints a table of
+// Shoal/GRDB ratios. Absolute times on shared machines drift between runs;
+// ratios taken side by side in the same run hold.
+//
+//   swift run -c release compare [--dogs N] [--commits M] [--lookups L]
+//       [--queries Q] [--rounds R] [--reopen-dogs N] [--only W1,W2,...]
+import Foundation
+import Workloads
+
+// MARK: Options
+
+struct Options {
+    var dogs = 100_000
+    var commits = 10_000
+    var lookups = 100_000
+    var queries = 20
+    var rounds = 3
+    var reopenDogs = 100_000
+    var only: Set<String>? = nil
+    /// Profiling mode: run one engine's workload in a loop for `seconds`.
+    var profile: String? = nil
+    var engine = "Shoal"
+    var seconds = 20
+
+    init(_ arguments: [String]) {
+        var it = arguments.dropFirst().makeIterator()
+        while let flag = it.next() {
+            func int() -> Int {
+                guard let s = it.next(), let v = Int(s.replacingOccurrences(of: "_", with: "")) else {
+                    fatalError("\(flag) needs a number")
+                }
+                return v
+            }
+            switch flag {
+            case "--dogs": dogs = int()
+            case "--commits": commits = int()
+            case "--lookups": lookups = int()
+            case "--queries": queries = int()
+            case "--rounds": rounds = int()
+            case "--reopen-dogs": reopenDogs = int()
+            case "--profile": profile = it.next()
+            case "--engine": engine = it.next() ?? "Shoal"
+            case "--seconds": seconds = int()
+            case "--only": only = Set((it.next() ?? "").split(separator: ",").map { String($0).uppercased() })
+            case "-h", "--help":
+                print("""
+                    usage: compare [--dogs N] [--commits M] [--lookups L] [--queries Q] [--rounds R] [--reopen-dogs N] [--only W1,W2,W3,W6,W9,W10]
+                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|... [--engine Shoal|GRDB] [--seconds S]
+                             (one engine's workload in a loop, for perf record)
+                    """)
+                exit(0)
+            default: fatalError("unknown option \(flag)")
+            }
+        }
+    }
+
+    func runs(_ w: String) -> Bool { only?.contains(w) ?? true }
+}
+
+let options = Options(CommandLine.arguments)
+let engines: [any Engine.Type] = [ShoalEngine.self, GRDBEngine.self]
+
+// MARK: Output
+
+struct Row {
+    var workload: String
+    var metric: String
+    var shoal: Double
+    var grdb: Double
+    /// Whether a higher value is better (throughput) or lower (latency, bytes).
+    var higherIsBetter: Bool
+}
+
+var rows: [Row] = []
+
+func fmt(_ v: Double) -> String {
+    if v == 0 { return "0" }
+    if abs(v) >= 100 { return String(format: "%.0f", v).withThousandsSeparators }
+    if abs(v) >= 10 { return String(format: "%.1f", v) }
+    if abs(v) >= 1 { return String(format: "%.2f", v) }
+    return String(format: "%.3f", v)
+}
+
+extension String {
+    var withThousandsSeparators: String {
+        let negative = hasPrefix("-")
+        let digits = negative ? String(dropFirst()) : self
+        var out = ""
+        for (i, c) in digits.reversed().enumerated() {
+            if i > 0 && i % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return (negative ? "-" : "") + String(out.reversed())
+    }
+}
+
+@MainActor func record(_ workload: String, _ metric: String, shoal: Double, grdb: Double, higherIsBetter: Bool) {
+    let row = Row(workload: workload, metric: metric, shoal: shoal, grdb: grdb, higherIsBetter: higherIsBetter)
+    rows.append(row)
+    let ratio = grdb == 0 ? "-" : String(format: "%.2f", shoal / grdb)
+    log("  \(workload) \(metric): Shoal \(fmt(shoal))  GRDB \(fmt(grdb))  Shoal/GRDB \(ratio)")
+}
+
+func log(_ s: String) {
+    FileHandle.standardError.write((s + "\n").data(using: .utf8)!)
+}
+
+/// Runs `body` for each engine, alternating Shoal and GRDB, `rounds` times
+/// (the first engine of each round alternates too), and returns each
+/// engine's samples.
+@MainActor func alternate<T>(rounds: Int, _ body: (any Engine.Type) throws -> T) rethrows -> (shoal: [T], grdb: [T]) {
+    var shoal: [T] = []
+    var grdb: [T] = []
+    for round in 0..<rounds {
+        let order = round % 2 == 0 ? engines : engines.reversed()
+        for engine in order {
+            let value = try body(engine)
+            if engine == ShoalEngine.self { shoal.append(value) } else { grdb.append(value) }
+        }
+    }
+    return (shoal, grdb)
+}
+
+func seconds(_ ns: UInt64) -> Double { Double(ns) / 1e9 }
+func micros(_ ns: UInt64) -> Double { Double(ns) / 1e3 }
+
+// MARK: Profiling mode
+
+if let name = options.profile {
+    let engine: any Engine.Type = options.engine.lowercased() == "grdb" ? GRDBEngine.self : ShoalEngine.self
+    let data = Dataset(dogs: options.dogs)
+    let parts = name.split(separator: "-", maxSplits: 1).map(String.init)
+    let variant = parts.count > 1 ? parts[1] : ""
+    var body: () throws -> Void
+    var cleanup: () throws -> Void = {}
+    switch name {
+    case "W1.insert-memory", "W1.insert-durable", "W1.insert-relaxed":
+        let storage = Storage(rawValue: variant)!
+        body = {
+            let path = Disk.scratch("profile")
+            _ = try engine.insertAll(data, storage: storage, path: path)
+            Disk.remove(path)
+        }
+    case "W2.commit-durable", "W2.commit-relaxed":
+        let path = Disk.scratch("profile")
+        let committer = try engine.makeCommitter(data, storage: Storage(rawValue: variant)!, path: path)
+        var i = 0
+        body = {
+            for _ in 0..<100 { try committer.commit(i &* 7919); i += 1 }
+        }
+        cleanup = { try committer.close(); Disk.remove(path) }
+    case "W3.range-sorted", "W3.pk-lookup", "W3.count-breed":
+        let queries = try engine.makeQueries(data)
+        let keys = data.lookupKeys(options.lookups)
+        body = {
+            switch name {
+            case "W3.range-sorted": _ = try queries.rangeSorted()
+            case "W3.pk-lookup": _ = try queries.lookup(keys)
+            default: _ = try queries.countBreed("Pug")
+            }
+        }
+    case "W6.reopen":
+        let path = Disk.scratch("profile")
+        try engine.populate(data, path: path, compact: false)
+        body = { _ = try engine.reopenAndCount(path: path, breed: "Pug") }
+        cleanup = { Disk.remove(path) }
+    default:
+        fatalError("unknown workload \(name)")
+    }
+    log("profiling \(engine.name) \(name) for \(options.seconds) s (pid \(getpid()))")
+    let deadline = Measure.now() + UInt64(options.seconds) * 1_000_000_000
+    var iterations = 0
+    let began = Measure.now()
+    while Measure.now() < deadline {
+        try body()
+        iterations += 1
+    }
+    log("\(iterations) iterations, \(fmt(micros(Measure.now() - began) / 1000 / Double(iterations))) ms each")
+    try cleanup()
+    exit(0)
+}
+
+// MARK: Workloads
+
+let start = Measure.now()
+log("Generating \(options.dogs) dogs (seed 42)…")
+let data = Dataset(dogs: options.dogs)
+let hostname = ProcessInfo.processInfo.hostName
+let cpus = ProcessInfo.processInfo.activeProcessorCount
+log("host \(hostname), \(cpus) CPUs, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB")
+
+var w1DurableBytes: (shoal: Int64, grdb: Int64) = (0, 0)
+
+if options.runs("W1") {
+    for storage in Storage.allCases {
+        log("W1 insert-\(storage.rawValue): \(options.dogs) dogs + \(data.people.count) people in one transaction, \(options.rounds) rounds")
+        let samples = try alternate(rounds: options.rounds) { engine -> (ns: UInt64, bytes: Int64) in
+            let path = Disk.scratch("w1-\(engine.name)-\(storage.rawValue)")
+            defer { Disk.remove(path) }
+            let measured = try Measure.time { try engine.insertAll(data, storage: storage, path: path) }
+            return (measured.ns, measured.value)
+        }
+        let shoalNs = Measure.median(samples.shoal.map(\.ns))
+        let grdbNs = Measure.median(samples.grdb.map(\.ns))
+        let n = Double(options.dogs)
+        record("W1.insert-\(storage.rawValue)", "dogs/s", shoal: n / seconds(shoalNs), grdb: n / seconds(grdbNs), higherIsBetter: true)
+        if storage != .memory {
+            let sb = samples.shoal.last!.bytes
+            let gb = samples.grdb.last!.bytes
+            if storage == .durable { w1DurableBytes = (sb, gb) }
+            record("W1.insert-\(storage.rawValue)", "bytes on disk", shoal: Double(sb), grdb: Double(gb), higherIsBetter: false)
+        }
+    }
+}
+
+if options.runs("W2") {
+    for storage in [Storage.durable, .relaxed] {
+        let blocks = 10
+        let perBlock = max(1, options.commits / blocks)
+        log("W2 commit-\(storage.rawValue): \(perBlock * blocks) single-object commits on \(options.dogs) dogs, \(blocks) alternating blocks")
+        var committers: [String: any Committer] = [:]
+        var paths: [String] = []
+        for engine in engines {
+            let path = Disk.scratch("w2-\(engine.name)-\(storage.rawValue)")
+            paths.append(path)
+            committers[engine.name] = try engine.makeCommitter(data, storage: storage, path: path)
+        }
+        var next = 0
+        let samples = try alternate(rounds: blocks) { engine -> (total: UInt64, latencies: [UInt64]) in
+            let committer = committers[engine.name]!
+            var latencies: [UInt64] = []
+            latencies.reserveCapacity(perBlock)
+            let blockStart = Measure.now()
+            for i in 0..<perBlock {
+                let t0 = Measure.now()
+                try committer.commit(next &+ i &* 7919)
+                latencies.append(Measure.now() - t0)
+            }
+            next += perBlock
+            return (Measure.now() - blockStart, latencies)
+        }
+        for committer in committers.values { try committer.close() }
+        for path in paths { Disk.remove(path) }
+        let commits = Double(perBlock * blocks)
+        let shoalLat = samples.shoal.flatMap(\.latencies)
+        let grdbLat = samples.grdb.flatMap(\.latencies)
+        let shoalTotal = samples.shoal.map(\.total).reduce(0, +)
+        let grdbTotal = samples.grdb.map(\.total).reduce(0, +)
+        let name = "W2.commit-\(storage.rawValue)"
+        record(name, "commits/s", shoal: commits / seconds(shoalTotal), grdb: commits / seconds(grdbTotal), higherIsBetter: true)
+        record(name, "p50 µs", shoal: micros(Measure.quantile(shoalLat, 0.5)), grdb: micros(Measure.quantile(grdbLat, 0.5)), higherIsBetter: false)
+        record(name, "p99 µs", shoal: micros(Measure.quantile(shoalLat, 0.99)), grdb: micros(Measure.quantile(grdbLat, 0.99)), higherIsBetter: false)
+    }
+}
+
+if options.runs("W3") || options.runs("W9") {
+    log("W3: seeding in-memory stores with \(options.dogs) dogs")
+    var heap: [String: Int] = [:]
+    var queries: [String: any Queries] = [:]
+    for engine in engines {
+        let before = Measure.heapBytes()
+        queries[engine.name] = try engine.makeQueries(data)
+        heap[engine.name] = Measure.heapBytes() - before
+    }
+    if options.runs("W9") {
+        let raw = data.dogs.reduce(0) { $0 + 8 + $1.name.utf8.count + 8 + $1.breed.utf8.count + 8 }
+            + data.people.reduce(0) { $0 + 8 + $1.name.utf8.count + $1.city.utf8.count }
+        let n = Double(options.dogs)
+        log("W9: raw value bytes per dog (incl. its share of people) \(fmt(Double(raw) / n))")
+        record("W9.memory", "heap bytes/dog", shoal: Double(heap["Shoal"]!) / n, grdb: Double(heap["GRDB"]!) / n, higherIsBetter: false)
+        record("W9.memory", "heap ÷ raw bytes", shoal: Double(heap["Shoal"]!) / Double(raw), grdb: Double(heap["GRDB"]!) / Double(raw), higherIsBetter: false)
+    }
+    if options.runs("W3") {
+        // Check both engines agree before timing anything.
+        let s = queries["Shoal"]!, g = queries["GRDB"]!
+        let keys = data.lookupKeys(options.lookups)
+        let checks = try [
+            (s.rangeSorted(), g.rangeSorted(), "range-sorted"), (s.countBreed("Pug"), g.countBreed("Pug"), "count-breed"),
+            (s.lookup(Array(keys.prefix(1000))), g.lookup(Array(keys.prefix(1000))), "pk-lookup"),
+        ]
+        for (a, b, what) in checks where a != b { fatalError("\(what): Shoal \(a) ≠ GRDB \(b)") }
+
+        log("W3.range-sorted: \(options.queries) queries per engine")
+        let range = try alternate(rounds: options.queries) { engine in
+            try Measure.time { try queries[engine.name]!.rangeSorted() }.ns
+        }
+        record("W3.range-sorted", "ms/query (median)", shoal: micros(Measure.median(range.shoal)) / 1000,
+               grdb: micros(Measure.median(range.grdb)) / 1000, higherIsBetter: false)
+
+        log("W3.pk-lookup: \(options.lookups) lookups, \(options.rounds) rounds")
+        let lookups = try alternate(rounds: options.rounds) { engine in
+            try Measure.time { try queries[engine.name]!.lookup(keys) }.ns
+        }
+        let l = Double(options.lookups)
+        record("W3.pk-lookup", "lookups/s", shoal: l / seconds(Measure.median(lookups.shoal)),
+               grdb: l / seconds(Measure.median(lookups.grdb)), higherIsBetter: true)
+
+        log("W3.count-breed: \(options.queries) queries per engine")
+        var q = 0
+        let counts = try alternate(rounds: options.queries) { engine -> UInt64 in
+            q += 1
+            let breed = Dataset.breeds[(q / 2) % Dataset.breeds.count]
+            return try Measure.time { try queries[engine.name]!.countBreed(breed) }.ns
+        }
+        record("W3.count-breed", "ms/query (median)", shoal: micros(Measure.median(counts.shoal)) / 1000,
+               grdb: micros(Measure.median(counts.grdb)) / 1000, higherIsBetter: false)
+    }
+    queries.removeAll()
+}
+
+if options.runs("W6") || options.runs("W10") {
+    let reopenData = options.reopenDogs == options.dogs ? data : Dataset(dogs: options.reopenDogs)
+    let n = Double(options.reopenDogs)
+    log("W6/W10: durable stores of \(options.reopenDogs) dogs")
+    // Shoal's log as written by one big transaction, Shoal after compaction, and SQLite.
+    let shoalLogPath = Disk.scratch("w6-shoal-log")
+    let shoalSnapPath = Disk.scratch("w6-shoal-snap")
+    let grdbPath = Disk.scratch("w6-grdb")
+    defer { for p in [shoalLogPath, shoalSnapPath, grdbPath] { Disk.remove(p) } }
+    try ShoalEngine.populate(reopenData, path: shoalLogPath, compact: false)
+    try GRDBEngine.populate(reopenData, path: grdbPath, compact: false)
+    try ShoalEngine.populate(reopenData, path: shoalSnapPath, compact: false)
+    let compactNs = try Measure.time { try ShoalEngine.compactStore(path: shoalSnapPath) }.ns
+    let logBytes = Disk.bytes(shoalLogPath), snapBytes = Disk.bytes(shoalSnapPath), grdbBytes = Disk.bytes(grdbPath)
+    if options.runs("W10") {
+        record("W10.log", "bytes/dog (log)", shoal: Double(logBytes) / n, grdb: Double(grdbBytes) / n, higherIsBetter: false)
+        record("W10.log", "bytes/dog (compacted)", shoal: Double(snapBytes) / n, grdb: Double(grdbBytes) / n, higherIsBetter: false)
+        log("  W10 Shoal compaction of \(options.reopenDogs) dogs: \(fmt(seconds(compactNs) * 1000)) ms")
+    }
+    if options.runs("W6") {
+        let expected = reopenData.dogs.filter { $0.breed == "Pug" }.count
+        var logNs: [UInt64] = [], snapNs: [UInt64] = [], grdbNs: [UInt64] = []
+        for _ in 0..<options.rounds {
+            let a = try Measure.time { try ShoalEngine.reopenAndCount(path: shoalLogPath, breed: "Pug") }
+            let b = try Measure.time { try ShoalEngine.reopenAndCount(path: shoalSnapPath, breed: "Pug") }
+            let c = try Measure.time { try GRDBEngine.reopenAndCount(path: grdbPath, breed: "Pug") }
+            precondition(a.value == expected && b.value == expected && c.value == expected, "reopen counts differ")
+            logNs.append(a.ns); snapNs.append(b.ns); grdbNs.append(c.ns)
+        }
+        record("W6.reopen-log", "ms to first result", shoal: micros(Measure.median(logNs)) / 1000,
+               grdb: micros(Measure.median(grdbNs)) / 1000, higherIsBetter: false)
+        record("W6.reopen-compacted", "ms to first result", shoal: micros(Measure.median(snapNs)) / 1000,
+               grdb: micros(Measure.median(grdbNs)) / 1000, higherIsBetter: false)
+        log("  W6 Shoal log read: \(fmt(Double(logBytes) / 1e6 / seconds(Measure.median(logNs)))) MB/s (log), "
+            + "\(fmt(Double(snapBytes) / 1e6 / seconds(Measure.median(snapNs)))) MB/s (snapshot)")
+    }
+}
+
+// MARK: Table
+
+let date = ISO8601DateFormatter().string(from: Date())
+print("""
+
+## Shoal vs GRDB, side by side in one process
+
+\(date), host \(hostname), \(cpus) CPUs; N = \(options.dogs) dogs, M = \(options.commits) commits, \
+\(options.lookups) lookups, \(options.queries) queries, \(options.rounds) rounds (medians); \
+reopen N = \(options.reopenDogs). Total run \(fmt(seconds(Measure.now() - start))) s.
+
+Ratio = Shoal ÷ GRDB of the metric; ✓ marks where Shoal is better.
+
+| workload | metric | Shoal | GRDB | Shoal/GRDB | |
+|---|---|---:|---:|---:|---|
+""")
+for row in rows {
+    let ratio = row.grdb == 0 ? 0 : row.shoal / row.grdb
+    let better = row.higherIsBetter ? ratio > 1 : ratio < 1
+    print("| \(row.workload) | \(row.metric) | \(fmt(row.shoal)) | \(fmt(row.grdb)) | \(String(format: "%.2f", ratio)) | \(better ? "✓" : "") |")
+}
