@@ -12,8 +12,6 @@
 # made under $SHOAL_BENCH_DIR (default: the temporary directory).
 set -euo pipefail
 cd "$(dirname "$0")"
-# -enable-testing: see Sources/Workloads/ShoalEngine.swift (Shoal's query API
-# is not reachable from outside the module yet).
-flags=(-c release -Xswiftc -enable-testing)
+flags=(-c release)
 swift build "${flags[@]}" --product compare >&2
 exec "$(swift build "${flags[@]}" --show-bin-path)/compare" "$@"

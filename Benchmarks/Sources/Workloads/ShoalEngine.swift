@@ -1,10 +1,5 @@
 import Foundation
-// `@testable` because Shoal's query API (`filter`, `where`, `sorted`, …) is
-// declared `public` in an extension of the internal protocol
-// `RealmCollectionImpl`, which makes it internal: a client cannot call it.
-// Until that is fixed in the library, build with `-Xswiftc -enable-testing`
-// (compare.sh and the README's commands do).
-@testable public import Shoal
+public import Shoal
 
 /// The model of `shared/WORKLOADS.md` in Shoal.
 public final class Dog: Object {
