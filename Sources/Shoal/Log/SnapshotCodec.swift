@@ -126,15 +126,18 @@ enum SnapshotCodec {
                     backlinks.append(Backlink(origin: origin, property: property, key: ObjectKey(Int64(originKey))))
                 }
                 storedBacklinks.append((t, key, backlinks))
-                let op = ChangeOp.insert(t, key, values)
-                if let problem = snapshot.problem(applying: op) { throw r.fail(problem) }
-                snapshot.apply(op)
+                // Keys are in order and values fit the schema (checked above);
+                // primary keys are checked when the indexes are built below.
+                snapshot.apply(.insert(t, key, values), indexing: false)
             }
             while snapshot.tables[t.index].nextKey.slot < slotCount {
                 snapshot.tables[t.index].appendDeadSlot()
             }
         }
         guard r.isAtEnd else { throw r.fail("bytes left after the last table") }
+        for t in snapshot.tables.indices {
+            if let problem = snapshot.tables[t].rebuildIndexes(schema: schema.objectSchema[t]) { throw r.fail(problem) }
+        }
         for op in deferred {
             if let problem = snapshot.problem(applying: op) { throw r.fail(problem) }
             snapshot.apply(op)

@@ -18,6 +18,13 @@ extension Snapshot {
     /// log decoder); an op that breaks the storage invariants stops the
     /// program rather than corrupt the snapshot.
     mutating func apply(_ op: ChangeOp) {
+        apply(op, indexing: true)
+    }
+
+    /// Applies one op; with `indexing` false an insert leaves the primary and
+    /// secondary indexes alone (a bulk load rebuilds them once at the end with
+    /// ``Table/rebuildIndexes(schema:)``). Backlinks are always maintained.
+    mutating func apply(_ op: ChangeOp, indexing: Bool) {
         let (t, k) = op.target
         let ti = t.index
         let schema = self.schema[t]
@@ -35,7 +42,7 @@ extension Snapshot {
             tables[ti].backlinks.append([])
             tables[ti].count += 1
             for (p, v) in values.enumerated() {
-                addToIndex(t, k, p, v)
+                if indexing { addToIndex(t, k, p, v) }
                 if let link = v.linkValue { addBacklink(link, Backlink(origin: t, property: p, key: k)) }
             }
 

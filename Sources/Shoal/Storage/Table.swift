@@ -85,3 +85,30 @@ extension Table {
         backlinks.append([])
     }
 }
+
+extension Table {
+    /// Rebuilds the primary and secondary indexes from the columns in one
+    /// pass, after a bulk load that skipped them.
+    ///
+    /// - Returns: a description of the first duplicate primary key, or `nil`.
+    mutating func rebuildIndexes(schema: ObjectSchema) -> String? {
+        let keys = liveKeys
+        if primaryIndex != nil, let pk = schema.primaryKeyIndex {
+            var entries: [Value: ObjectKey] = [:]
+            entries.reserveCapacity(keys.count)
+            for key in keys {
+                let value = scalars[pk][key.slot]
+                if let other = entries.updateValue(key, forKey: value) {
+                    return "\(schema.className) \(other) and \(key) share the primary key \(value)"
+                }
+            }
+            primaryIndex = TreeDictionary(uniqueKeysWithValues: entries)
+        }
+        for p in secondaryIndexes.keys {
+            var groups: [Value: [ObjectKey]] = [:]
+            for key in keys { groups[scalars[p][key.slot], default: []].append(key) }
+            secondaryIndexes[p] = TreeDictionary(uniqueKeysWithValues: groups.lazy.map { ($0.key, TreeSet($0.value)) })
+        }
+        return nil
+    }
+}

@@ -129,6 +129,18 @@ import Testing
         #expect(restored.invariantViolation() == nil)
     }
 
+    @Test("a snapshot whose objects share a primary key is rejected when its indexes are built")
+    func duplicatePrimaryKey() throws {
+        let schema = try makeRealm().instance.schema
+        var snapshot = Snapshot(schema: schema)
+        let dogs = schema.tableByName["Dog"]!
+        let values = ClassRegistry.info(for: Dog.self).defaults
+        snapshot.apply(.insert(dogs, ObjectKey(0), values), indexing: false)
+        snapshot.apply(.insert(dogs, ObjectKey(1), values), indexing: false)
+        let error = #expect(throws: DecodingFailure.self) { _ = try SnapshotCodec.decode(SnapshotCodec.encode(snapshot)) }
+        #expect(error?.reason.contains("share the primary key") == true)
+    }
+
     @Test("the schema round-trips and a damaged schema is rejected")
     func schema() throws {
         let schema = try makeRealm().instance.schema
