@@ -9,7 +9,7 @@ struct ObjectRef {
     var link: Link { Link(table: table, key: key) }
 
     var isValid: Bool {
-        generation == realm.generation && realm.current.isAlive(table, key)
+        generation == realm.generation && realm.isAlive(table, key)
     }
 
     /// Stops with Realm's message when the object was deleted or invalidated,
@@ -42,7 +42,7 @@ public struct ManagedSlot {
 
     func read() -> Value {
         ref.checkValid()
-        return ref.realm.current.value(ref.table, ref.key, property)
+        return ref.realm.value(ref.table, ref.key, property)
     }
 
     func write(_ value: Value) {

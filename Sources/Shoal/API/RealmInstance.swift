@@ -48,6 +48,19 @@ final class RealmInstance {
 
     var schema: Schema { coordinator.schema }
 
+    /// Whether an object is live in the visible state; reads the stored
+    /// snapshot in place (``current`` returns a copy, which retains every table).
+    func isAlive(_ table: TableKey, _ key: ObjectKey) -> Bool {
+        if let transaction { return transaction.working.isAlive(table, key) }
+        return snapshot.isAlive(table, key)
+    }
+
+    /// A single-valued property in the visible state, read in place.
+    func value(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> Value {
+        if let transaction { return transaction.working.value(table, key, property) }
+        return snapshot.value(table, key, property)
+    }
+
     func verifyThread() {
         if !isFrozen && pthread_equal(thread, pthread_self()) == 0 {
             shoalPrecondition(ShoalError(.wrongThread, "Realm accessed from incorrect thread.",
