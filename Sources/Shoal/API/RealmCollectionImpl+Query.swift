@@ -40,6 +40,10 @@ extension RealmCollection {
     /// the problem and its position when the predicate does not parse, names
     /// an unknown property, or compares values of the wrong type; use
     /// ``PredicateFormat`` to get those as errors.
+    ///
+    /// - Note: Differs from Realm: queries, sorts and distinct need a managed
+    ///   collection; on an unmanaged `List` or `MutableSet` they stop with a
+    ///   message instead of evaluating in memory.
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
         do {
             let predicate = try PredicateFormat(predicateFormat, argumentArray: args)
