@@ -104,11 +104,47 @@ extension OrderingStep {
         return current
     }
 
+    /// The sort values of one key for every element, specialised when they
+    /// are all strings or all integers so that comparing them copies nothing.
+    private enum SortColumn {
+        case strings([String])
+        case ints([Int64])
+        case values([Value?])
+
+        init(_ values: [Value?]) {
+            var strings: [String] = []
+            strings.reserveCapacity(values.count)
+            var ints: [Int64] = []
+            ints.reserveCapacity(values.count)
+            for v in values {
+                switch v {
+                case .string(let s)? where ints.isEmpty: strings.append(s)
+                case .int(let i)? where strings.isEmpty: ints.append(i)
+                default:
+                    self = .values(values)
+                    return
+                }
+            }
+            self = strings.isEmpty ? .ints(ints) : .strings(strings)
+        }
+
+        func compare(_ a: Int, _ b: Int, ascending: Bool) -> ComparisonResult {
+            let result: ComparisonResult
+            switch self {
+            case .strings(let s): result = Value.compareStrings(s[a], s[b])
+            case .ints(let i): result = i[a] < i[b] ? .orderedAscending : (i[a] == i[b] ? .orderedSame : .orderedDescending)
+            case .values(let v): return OrderingStep.compare(v[a], v[b], ascending: ascending)
+            }
+            if ascending || result == .orderedSame { return result }
+            return result == .orderedAscending ? .orderedDescending : .orderedAscending
+        }
+    }
+
     private static func sort(_ elements: [Value], _ keys: [SortKey], _ snapshot: Snapshot) -> [Value] {
-        let columns = keys.map { key in elements.map { value(key.path, of: $0, snapshot) } }
+        let columns = keys.map { key in SortColumn(elements.map { value(key.path, of: $0, snapshot) }) }
         let order = elements.indices.sorted { a, b in
             for (k, key) in keys.enumerated() {
-                let result = compare(columns[k][a], columns[k][b], ascending: key.ascending)
+                let result = columns[k].compare(a, b, ascending: key.ascending)
                 if result != .orderedSame { return result == .orderedAscending }
             }
             return a < b
@@ -117,7 +153,7 @@ extension OrderingStep {
     }
 
     /// Orders sort values; a null link (`nil`) sorts after everything ascending.
-    private static func compare(_ a: Value?, _ b: Value?, ascending: Bool) -> ComparisonResult {
+    fileprivate static func compare(_ a: Value?, _ b: Value?, ascending: Bool) -> ComparisonResult {
         let result: ComparisonResult
         switch (a, b) {
         case (nil, nil): result = .orderedSame

@@ -59,15 +59,16 @@ extension Value: Hashable {
         }
     }
 
-    /// Strings compare by Unicode scalar values, as Realm compares UTF-8 bytes.
+    /// Strings compare by their UTF-8 bytes, as Realm compares them (which
+    /// is also Unicode scalar order).
     static func compareStrings(_ a: String, _ b: String) -> ComparisonResult {
-        var ia = a.utf8.makeIterator(), ib = b.utf8.makeIterator()
-        while true {
-            switch (ia.next(), ib.next()) {
-            case (nil, nil): return .orderedSame
-            case (nil, _): return .orderedAscending
-            case (_, nil): return .orderedDescending
-            case (let x?, let y?): if x != y { return x < y ? .orderedAscending : .orderedDescending }
+        var a = a, b = b
+        return a.withUTF8 { pa in
+            b.withUTF8 { pb in
+                let n = Swift.min(pa.count, pb.count)
+                let c = n == 0 ? 0 : memcmp(pa.baseAddress!, pb.baseAddress!, n)
+                if c != 0 { return c < 0 ? .orderedAscending : .orderedDescending }
+                return pa.count == pb.count ? .orderedSame : (pa.count < pb.count ? .orderedAscending : .orderedDescending)
             }
         }
     }
