@@ -142,6 +142,23 @@ extension OrderingStep {
 
     private static func sort(_ elements: [Value], _ keys: [SortKey], _ snapshot: Snapshot) -> [Value] {
         let columns = keys.map { key in SortColumn(elements.map { value(key.path, of: $0, snapshot) }) }
+        // One key of one kind, the usual case: bind the column once, so that
+        // comparing does not retain it each time. Ties keep collection order.
+        if keys.count == 1 {
+            let ascending = keys[0].ascending
+            switch columns[0] {
+            case .strings(let strings):
+                return elements.indices.sorted { a, b in
+                    let r = Value.compareStrings(strings[a], strings[b])
+                    return r == .orderedSame ? a < b : (r == .orderedAscending) == ascending
+                }.map { elements[$0] }
+            case .ints(let ints):
+                return elements.indices.sorted { a, b in
+                    ints[a] == ints[b] ? a < b : (ints[a] < ints[b]) == ascending
+                }.map { elements[$0] }
+            case .values: break
+            }
+        }
         let order = elements.indices.sorted { a, b in
             for (k, key) in keys.enumerated() {
                 let result = columns[k].compare(a, b, ascending: key.ascending)
