@@ -11,8 +11,12 @@ import HashTreeCollections
 /// - Everything else scans: a comparison of a plain column with constants
 ///   is tested over the column's leaves (``PersistentVector/forEachChunk(_:)``),
 ///   the rest object by object.
-/// - Ranges (`<`, `BETWEEN`) scan: Shoal's indexes are hash indexes (a
-///   persistent ordered index would be needed for ranges, and there is none).
+/// - Ranges (`<`, `<=`, `>`, `>=`, `BETWEEN`) on an `indexed: true`
+///   property with few distinct values (at most an eighth of the objects)
+///   are answered from the hash index: its distinct values are tested with
+///   the term's own matcher and the matching buckets are the candidates,
+///   re-tested with the term. Otherwise ranges scan: Shoal's indexes are hash
+///   indexes, and there is no persistent ordered index yet.
 ///
 /// Results come in table (object key) order, as an unsorted Realm query's do.
 struct QueryPlan {
@@ -47,8 +51,11 @@ struct QueryPlan {
         if let best {
             access = best.access
             let term = conjuncts.remove(at: best.offset)
-            let kind = if case .primaryKey = best.access { "primary key lookup" } else { "index lookup" }
+            let isRange = Self.rangeTest(term, table) != nil
+            let kind = if case .primaryKey = best.access { "primary key lookup" } else if isRange { "index range over distinct values" } else { "index lookup" }
             text = "\(kind) on \(className) where \(term) (\(best.candidates) candidates)"
+            // A range is re-tested on its candidates, so the index only narrows them.
+            if isRange { conjuncts.insert(term, at: 0) }
         } else {
             access = .scan
             text = "scan \(className) (\(snapshot.tables[table.index].count) objects)"
@@ -58,8 +65,28 @@ struct QueryPlan {
         explanation = text
     }
 
-    /// The index lookup that answers `term` exactly, and its candidate count.
+    /// A range comparison of one plain column with constants, as a column test.
+    private static func rangeTest(_ term: BoundPredicate, _ table: TableKey) -> (Int, ValueMatcher)? {
+        guard case .comparison(let c) = term,
+            [.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .between].contains(c.op)
+        else { return nil }
+        return columnTest(CompiledPredicate(term), table)
+    }
+
+    /// The index lookup that answers `term` (exactly for equality and `IN`;
+    /// a superset re-tested afterwards for a range), and its candidate count.
     private static func indexAccess(_ term: BoundPredicate, _ table: TableKey, _ snapshot: Snapshot) -> (Access, Int)? {
+        if let (property, matcher) = rangeTest(term, table) {
+            let storage = snapshot.tables[table.index]
+            guard let index = storage.secondaryIndexes[property], index.count * 8 <= max(storage.count, 8) else { return nil }
+            var values: [Value] = []
+            var candidates = 0
+            for (value, keys) in index where matcher.matches(value) {
+                values.append(value)
+                candidates += keys.count
+            }
+            return (.index(property: property, values: values), candidates)
+        }
         guard case .comparison(let c) = term, c.options.isEmpty, c.op == .equal || c.op == .in,
             case .path(let path) = c.lhs, let column = path.rootColumn, column.table == table
         else { return nil }

@@ -48,9 +48,9 @@ extension QueryTests {
         func plannerMatchesScan() throws {
             var rng = SeededRandom(seed: 0x5EED_0001)
             var realm = try Self.randomRealm(&rng, count: 60)
-            var indexed = 0
+            var indexed = 0, ranged = 0
             for round in 0..<10_000 {
-                if round % 500 == 0 { realm = try Self.randomRealm(&rng, count: 30 + round / 200) }
+                if round % 500 == 0 { realm = try Self.randomRealm(&rng, count: 30 + round / 80) }
                 let format = Self.randomPredicate(&rng)
                 let snapshot = realm.instance.current
                 let table = snapshot.schema.tableByName["Dog"]!
@@ -59,14 +59,16 @@ extension QueryTests {
                 let planned = QueryPlan(table: table, predicate: bound, snapshot: snapshot)
                 let scanned = QueryPlan(table: table, predicate: bound, snapshot: snapshot, useIndexes: false)
                 if planned.access != .scan { indexed += 1 }
+                if planned.explanation.hasPrefix("index range") { ranged += 1 }
                 let a = planned.run(on: snapshot), b = scanned.run(on: snapshot)
                 if a != b {
                     Issue.record("seed \(rng.seed), case \(round): \(format)\nplan: \(planned.explanation)\n\(a) != \(b)")
                     return
                 }
             }
-            // The generator exercises the indexes often enough to matter.
+            // The generator exercises the indexes, ranges included, often enough to matter.
             #expect(indexed > 1_000)
+            #expect(ranged > 100)
         }
 
         @Test("equality on the primary key uses the primary key index")
@@ -85,6 +87,22 @@ extension QueryTests {
             #expect(dogs.filter("age IN {1, 2}").explain().hasPrefix("index lookup on Dog where age IN {1, 2}"))
             #expect(dogs.filter("age IN {1, 2, 3, 4, 5} AND id IN {3, 4}").explain().hasPrefix("primary key lookup on Dog where id IN {3, 4}"))
             #expect(dogs.where { $0.age == 5 }.explain().hasPrefix("index lookup"))
+        }
+
+        @Test("a range on an indexed property with few distinct values is served from the index and re-tested")
+        func rangeOverDistinctValues() throws {
+            let realm = try makeRealm()
+            try realm.write { for i in 0..<100 { realm.create(Dog.self, value: ["id": i, "age": i % 4, "name": "d\(i)"]) } }
+            let dogs = realm.objects(Dog.self)
+            for format in ["age > 1", "age <= 1", "age BETWEEN {1, 2}", "age >= 2.5", "age < 0"] {
+                let filtered = dogs.filter(format)
+                #expect(filtered.explain().hasPrefix("index range over distinct values on Dog where"), "\(format): \(filtered.explain())")
+                #expect(filtered.explain().contains("; then test"), "\(format)")
+            }
+            #expect(dogs.filter("age > 1").map(\.id) == dogs.filter { $0.age > 1 }.map(\.id))
+            #expect(dogs.filter("age BETWEEN {1, 2}").count == 50)
+            #expect(dogs.filter("age >= 2.5").count == 25)
+            #expect(dogs.filter("age < 0").isEmpty)
         }
 
         @Test("ranges, unindexed properties and [c] scan")
