@@ -30,8 +30,11 @@ public final class Migration {
     public let newSchema: Schema
     let old: Snapshot
     let transaction: WriteTransaction
+    /// The declared default of each stored property, by class name.
+    let defaults: [String: [Value]]
 
-    init(old: Snapshot, new: Snapshot) {
+    init(old: Snapshot, new: Snapshot, defaults: [String: [Value]]) {
+        self.defaults = defaults
         self.old = old
         self.oldSchema = old.schema
         self.newSchema = new.schema
@@ -61,14 +64,15 @@ public final class Migration {
         }
         let os = newSchema[table]
         do {
+            // Unset properties take the class's declared defaults (null for
+            // links and collections, which are set below).
+            let classDefaults = defaults[typeName] ?? []
             var values: [Value] = []
-            for p in os.properties.prefix(os.storedCount) {
+            for (index, p) in os.properties.prefix(os.storedCount).enumerated() {
                 if p.collection == .none, p.type != .object, let item = value[p.name] {
                     values.append(try ValueCoercion.value(item, for: p, className: typeName, realm: nil, update: .error))
-                } else if p.collection == .none && !p.isOptional && p.type != .any {
-                    values.append(Migration.defaultValue(for: p))
                 } else {
-                    values.append(.null)
+                    values.append(p.collection == .none && classDefaults.indices.contains(index) ? classDefaults[index] : .null)
                 }
             }
             let key = try transaction.insert(table, values: values)
@@ -114,22 +118,6 @@ public final class Migration {
         }
     }
 
-    static func defaultValue(for p: Property) -> Value {
-        switch p.type {
-        case .int: .int(0)
-        case .bool: .bool(false)
-        case .string: .string("")
-        case .data: .data(Data())
-        case .date: .date(Date(timeIntervalSince1970: 0))
-        case .float: .float(0)
-        case .double: .double(0)
-        case .objectId: .objectId(ObjectId())
-        case .decimal128: .decimal(0)
-        case .uuid: .uuid(UUID.persistedDefault())
-        case .any, .object, .linkingObjects: .null
-        }
-    }
-
     /// Runs a migration block on `old`, returning the migrated state.
     static func run(_ block: MigrationBlock?, old: Snapshot, to schema: Schema, schemaVersion: UInt64, classes: [Object.Type]) throws(ShoalError) -> Snapshot {
         var defaults: [String: [Value]] = [:]
@@ -138,7 +126,7 @@ public final class Migration {
             defaults[info.schema.className] = info.defaults
         }
         let start = try old.migrated(to: schema, schemaVersion: schemaVersion, defaults: defaults)
-        let migration = Migration(old: old, new: start)
+        let migration = Migration(old: old, new: start, defaults: defaults)
         block?(migration, old.schemaVersion)
         var result = migration.transaction.working
         result.version = start.version

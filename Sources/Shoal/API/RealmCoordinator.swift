@@ -140,8 +140,7 @@ final class RealmCoordinator: @unchecked Sendable {
         }
         let receipt: LogWriter.Receipt
         do {
-            receipt = try log.enqueue(LogRecord(type: .transaction, version: next.version, timestampMicros: LogFormat.nowMicros(),
-                payload: ChangeRecordCodec.encode(transaction.record)))
+            receipt = try log.enqueue(transaction.record, version: next.version)
         } catch {
             writeLock.signal()
             throw commitFailed(error)

@@ -1,6 +1,6 @@
 /// Appends the primitive encodings the record and schema codecs use:
-/// LEB128 varints (zigzag for signed), little-endian fixed widths, and
-/// length-prefixed byte strings.
+/// LEB128 varints (zigzag for signed), little-endian fixed widths (through
+/// the log's `appendLittleEndian`), and length-prefixed byte strings.
 struct ByteWriter {
     private(set) var bytes: [UInt8] = []
 
@@ -20,13 +20,8 @@ struct ByteWriter {
     mutating func varint(_ value: Int) { varint(UInt64(value)) }
     mutating func signed(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
 
-    mutating func fixed64(_ value: UInt64) {
-        for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
-    }
-
-    mutating func fixed32(_ value: UInt32) {
-        for i in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt32(i)))) }
-    }
+    mutating func fixed64(_ value: UInt64) { bytes.appendLittleEndian(value) }
+    mutating func fixed32(_ value: UInt32) { bytes.appendLittleEndian(value) }
 
     mutating func raw<C: Collection>(_ data: C) where C.Element == UInt8 {
         varint(data.count)
@@ -105,18 +100,14 @@ struct ByteReader {
 
     mutating func fixed64() throws(DecodingFailure) -> UInt64 {
         guard bytes.count - offset >= 8 else { throw fail("unexpected end of payload") }
-        var v: UInt64 = 0
-        for i in 0..<8 { v |= UInt64(bytes[offset + i]) << (8 * UInt64(i)) }
-        offset += 8
-        return v
+        defer { offset += 8 }
+        return bytes.loadLittleEndian(UInt64.self, at: offset)
     }
 
     mutating func fixed32() throws(DecodingFailure) -> UInt32 {
         guard bytes.count - offset >= 4 else { throw fail("unexpected end of payload") }
-        var v: UInt32 = 0
-        for i in 0..<4 { v |= UInt32(bytes[offset + i]) << (8 * UInt32(i)) }
-        offset += 4
-        return v
+        defer { offset += 4 }
+        return bytes.loadLittleEndian(UInt32.self, at: offset)
     }
 
     mutating func raw() throws(DecodingFailure) -> ArraySlice<UInt8> {

@@ -127,8 +127,11 @@ final class DatabaseLog: @unchecked Sendable {
         var state = snapshot ?? Snapshot(schema: Schema([]))
         let snapshotVersion = state.version
         let bases = try listing.segmentsToReplay(afterSnapshot: snapshotVersion)
+        // Sizes only, for progress: the segments are read once, by replay.
         let totalBytes = bases.reduce(Int64(0)) { sum, base in
-            sum + Int64((try? io.readWholeFile(at: listing.segmentPath(base: base)).count) ?? 0)
+            guard let file = try? io.open(at: listing.segmentPath(base: base), mode: .readOnly) else { return sum }
+            defer { io.close(file) }
+            return sum + ((try? io.size(of: file)) ?? 0)
         }
         var bytesBefore: Int64 = 0
         var records = 0
@@ -282,6 +285,14 @@ final class DatabaseLog: @unchecked Sendable {
     }
 
     // MARK: Appending
+
+    /// Appends a committed change record as the transaction record of
+    /// `version` (under the caller's write lock, so versions stay in order);
+    /// pair with ``waitUntilDurable(_:)`` after releasing the lock.
+    func enqueue(_ change: ChangeRecord, version: UInt64) throws(ShoalError) -> LogWriter.Receipt {
+        try enqueue(LogRecord(type: .transaction, version: version, timestampMicros: LogFormat.nowMicros(),
+            payload: ChangeRecordCodec.encode(change)))
+    }
 
     /// Writes a record at the tail (under the caller's write lock, so versions
     /// stay in order); pair with ``waitUntilDurable(_:)`` after releasing it.

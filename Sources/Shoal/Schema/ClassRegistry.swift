@@ -176,13 +176,3 @@ protocol LinkingObjectsDeclaration {
     var objectType: Object.Type? { get }
     func bind(_ ref: ObjectRef, property: Int)
 }
-
-extension PersistedProperty {
-    /// The child of `object` holding the `@Persisted` property `name`.
-    static func find(_ name: String, in object: Object) -> (any PersistedProperty)? {
-        for child in ClassRegistry.children(of: object) where child.label == "_" + name {
-            return child.value as? any PersistedProperty
-        }
-        return nil
-    }
-}

@@ -10,9 +10,9 @@ final class WriteTransaction {
     let base: Snapshot
     private(set) var working: Snapshot
     private(set) var record: ChangeRecord
-    /// Incremented on every op, so that cached query results can tell that
-    /// the working state changed.
-    private(set) var changeCount = 0
+    /// The number of ops so far: lets cached query results tell that the
+    /// working state changed.
+    var changeCount: Int { record.ops.count }
 
     init(base: Snapshot) {
         self.base = base
@@ -23,7 +23,6 @@ final class WriteTransaction {
     private func emit(_ op: ChangeOp) {
         working.apply(op)
         record.ops.append(op)
-        changeCount += 1
     }
 
     private func objectSchema(_ t: TableKey) -> ObjectSchema { working.schema[t] }
@@ -60,7 +59,7 @@ final class WriteTransaction {
     func set(_ t: TableKey, _ k: ObjectKey, _ property: Int, _ value: Value) throws(ShoalError) {
         try checkAlive(t, k)
         let old = working.value(t, k, property)
-        if old == value && old.kindRank == value.kindRank && old.kindName == value.kindName { return }
+        if old.isIdentical(to: value) { return }
         let p = objectSchema(t).properties[property]
         if p.isPrimary {
             throw ShoalError(.primaryKeyChange,
@@ -111,7 +110,7 @@ final class WriteTransaction {
         try checkAlive(t, k)
         let list = working.list(t, k, p)
         try checkIndex(index, list.count, t, p)
-        if list[index] == value && list[index].kindName == value.kindName { return }
+        if list[index].isIdentical(to: value) { return }
         emit(.listSet(t, k, property: p, index: index, value))
     }
 
@@ -141,7 +140,7 @@ final class WriteTransaction {
 
     func mapSet(_ t: TableKey, _ k: ObjectKey, _ p: Int, key: String, _ value: Value) throws(ShoalError) {
         try checkAlive(t, k)
-        if let old = working.map(t, k, p)[key], old == value, old.kindName == value.kindName { return }
+        if let old = working.map(t, k, p)[key], old.isIdentical(to: value) { return }
         emit(.mapSet(t, k, property: p, key: key, value))
     }
 
