@@ -258,13 +258,13 @@ final class DatabaseLog: @unchecked Sendable {
             do { change = try ChangeRecordCodec.decode(record.payload, baseVersion: state.version, schema: state.schema) } catch {
                 throw corrupt(error.description)
             }
-            var next = state
+            var batch = BatchApplier(state)
             for op in change.ops {
-                if let problem = next.problem(applying: op) { throw corrupt(problem) }
-                next.apply(op)
+                if let problem = batch.apply(op) { throw corrupt(problem) }
             }
-            next.version = record.version
-            state = next
+            if let problem = batch.finish() { throw corrupt(problem) }
+            state = batch.snapshot
+            state.version = record.version
         case .schemaChange:
             let schema: Schema
             let schemaVersion: UInt64

@@ -67,7 +67,7 @@ enum SnapshotCodec {
         let version = try r.varint()
         let schemaVersion = try r.varint()
         let schema = try SchemaCodec.decode(&r)
-        var snapshot = Snapshot(schema: schema, version: 0, schemaVersion: schemaVersion)
+        var batch = BatchApplier(Snapshot(schema: schema, version: 0, schemaVersion: schemaVersion))
         var deferred: [ChangeOp] = []
         var storedBacklinks: [(TableKey, ObjectKey, [Backlink])] = []
         for os in schema.objectSchema {
@@ -81,8 +81,8 @@ enum SnapshotCodec {
                 let keyRaw = try r.varint()
                 guard keyRaw < UInt64(slotCount), Int64(keyRaw) > previous else { throw r.fail("object key \(keyRaw) out of order or range") }
                 let key = ObjectKey(Int64(keyRaw))
-                while snapshot.tables[t.index].nextKey < key {
-                    snapshot.tables[t.index].appendDeadSlot()
+                while batch.snapshot.tables[t.index].nextKey < key {
+                    batch.appendDeadSlot(t)
                 }
                 previous = Int64(keyRaw)
                 var values: [Value] = []
@@ -126,22 +126,19 @@ enum SnapshotCodec {
                     backlinks.append(Backlink(origin: origin, property: property, key: ObjectKey(Int64(originKey))))
                 }
                 storedBacklinks.append((t, key, backlinks))
-                // Keys are in order and values fit the schema (checked above);
-                // primary keys are checked when the indexes are built below.
-                snapshot.apply(.insert(t, key, values), indexing: false)
+                // Links are set below, once every object exists.
+                if let problem = batch.apply(.insert(t, key, values)) { throw r.fail(problem) }
             }
-            while snapshot.tables[t.index].nextKey.slot < slotCount {
-                snapshot.tables[t.index].appendDeadSlot()
+            while batch.snapshot.tables[t.index].nextKey.slot < slotCount {
+                batch.appendDeadSlot(t)
             }
         }
         guard r.isAtEnd else { throw r.fail("bytes left after the last table") }
-        for t in snapshot.tables.indices {
-            if let problem = snapshot.tables[t].rebuildIndexes(schema: schema.objectSchema[t]) { throw r.fail(problem) }
-        }
         for op in deferred {
-            if let problem = snapshot.problem(applying: op) { throw r.fail(problem) }
-            snapshot.apply(op)
+            if let problem = batch.apply(op) { throw r.fail(problem) }
         }
+        if let problem = batch.finish() { throw r.fail(problem) }
+        var snapshot = batch.snapshot
         for (t, key, stored) in storedBacklinks {
             let rebuilt = snapshot.tables[t.index].backlinks[key.slot]
             guard Dictionary(grouping: stored, by: { $0 }).mapValues(\.count) == Dictionary(grouping: rebuilt, by: { $0 }).mapValues(\.count) else {

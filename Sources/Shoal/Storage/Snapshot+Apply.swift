@@ -22,8 +22,8 @@ extension Snapshot {
     }
 
     /// Applies one op; with `indexing` false an insert leaves the primary and
-    /// secondary indexes alone (a bulk load rebuilds them once at the end with
-    /// ``Table/rebuildIndexes(schema:)``). Backlinks are always maintained.
+    /// secondary indexes alone (a ``BatchApplier`` adds them later with
+    /// ``Table/indexSlots(from:schema:)``). Backlinks are always maintained.
     mutating func apply(_ op: ChangeOp, indexing: Bool) {
         let (t, k) = op.target
         let ti = t.index

@@ -5,7 +5,10 @@ extension Snapshot {
     /// on each decoded op first, so that a record that decodes but does not
     /// fit the state (a damaged or foreign log) is reported as corrupt rather
     /// than tripping a storage precondition.
-    func problem(applying op: ChangeOp) -> String? {
+    ///
+    /// With `checkingPrimaryKey` false an insert's primary key is not looked
+    /// up: a ``BatchApplier`` finds duplicates when it indexes the batch.
+    func problem(applying op: ChangeOp, checkingPrimaryKey: Bool = true) -> String? {
         let (t, k) = op.target
         guard t.index < tables.count else { return "table \(t) does not exist" }
         let table = tables[t.index]
@@ -18,7 +21,7 @@ extension Snapshot {
         if case .insert(_, _, let values) = op {
             guard k == table.nextKey else { return "insert of \(os.className) \(k), but the next key is \(table.nextKey)" }
             guard values.count == table.scalars.count else { return "insert of \(os.className) with \(values.count) values" }
-            if let pk = os.primaryKeyIndex, object(t, primaryKey: values[pk]) != nil {
+            if checkingPrimaryKey, let pk = os.primaryKeyIndex, object(t, primaryKey: values[pk]) != nil {
                 return "insert of \(os.className) with duplicate primary key \(values[pk])"
             }
             return values.lazy.compactMap(linkProblem).first

@@ -13,7 +13,7 @@ extension Snapshot {
     /// - Throws: `schemaMismatch` when the copied data breaks the new schema
     ///   (for example duplicate values for a new primary key).
     func migrated(to schema: Schema, schemaVersion: UInt64, defaults: [String: [Value]]) throws(ShoalError) -> Snapshot {
-        var next = Snapshot(schema: schema, version: version + 1, schemaVersion: schemaVersion)
+        var next = BatchApplier(Snapshot(schema: schema, version: version + 1, schemaVersion: schemaVersion))
         var deferred: [ChangeOp] = []
         func remap(_ v: Value) -> Value? {
             guard let link = v.linkValue else { return v }
@@ -30,7 +30,7 @@ extension Snapshot {
             for slot in 0..<table.alive.count {
                 let key = ObjectKey(Int64(slot))
                 guard table.alive[slot] else {
-                    next.tables[t.index].appendDeadSlot()
+                    next.appendDeadSlot(t)
                     continue
                 }
                 var values: [Value] = []
@@ -74,19 +74,20 @@ extension Snapshot {
                         values.append(schema.accepts(fallback, for: property) ? fallback : .null)
                     }
                 }
-                let op = ChangeOp.insert(t, key, values)
-                if let problem = next.problem(applying: op) {
+                if let problem = next.apply(.insert(t, key, values)) {
                     throw ShoalError(.schemaMismatch, "Migrating '\(os.className)' failed: \(problem).", context: ["class": os.className])
                 }
-                next.apply(op)
+            }
+            if let problem = next.finish() {
+                throw ShoalError(.schemaMismatch, "Migrating '\(os.className)' failed: \(problem).", context: ["class": os.className])
             }
         }
         for op in deferred {
-            if let problem = next.problem(applying: op) {
+            if let problem = next.apply(op) {
                 throw ShoalError(.schemaMismatch, "Migrating links failed: \(problem).", context: ["class": schema[op.target.table].className])
             }
-            next.apply(op)
         }
-        return next
+        _ = next.finish()
+        return next.snapshot
     }
 }

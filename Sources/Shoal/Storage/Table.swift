@@ -87,27 +87,47 @@ extension Table {
 }
 
 extension Table {
-    /// Rebuilds the primary and secondary indexes from the columns in one
-    /// pass, after a bulk load that skipped them.
+    /// Adds the live objects in slots `start...` to the primary and secondary
+    /// indexes, which must not hold them yet: the deferred half of an insert
+    /// applied with `indexing: false`.
     ///
-    /// - Returns: a description of the first duplicate primary key, or `nil`.
-    mutating func rebuildIndexes(schema: ObjectSchema) -> String? {
-        let keys = liveKeys
+    /// Values are grouped first, so a secondary index takes one bucket union
+    /// per distinct value rather than one nested insert per object, and the
+    /// primary-key insert doubles as the duplicate check.
+    ///
+    /// - Returns: a description of the first duplicate primary key, or `nil`
+    ///   (the indexes are then incomplete, and the table must be discarded).
+    mutating func indexSlots(from start: Int, schema: ObjectSchema) -> String? {
+        guard start < alive.count, primaryIndex != nil || !secondaryIndexes.isEmpty else { return nil }
+        var keys: [ObjectKey] = []
+        keys.reserveCapacity(alive.count - start)
+        for slot in start..<alive.count where alive[slot] { keys.append(ObjectKey(Int64(slot))) }
         if primaryIndex != nil, let pk = schema.primaryKeyIndex {
-            var entries: [Value: ObjectKey] = [:]
-            entries.reserveCapacity(keys.count)
             for key in keys {
                 let value = scalars[pk][key.slot]
-                if let other = entries.updateValue(key, forKey: value) {
+                if let other = primaryIndex!.updateValue(key, forKey: value) {
                     return "\(schema.className) \(other) and \(key) share the primary key \(value)"
                 }
             }
-            primaryIndex = TreeDictionary(uniqueKeysWithValues: entries)
         }
-        for p in secondaryIndexes.keys {
+        // (Not `for p in secondaryIndexes.keys`: the keys view would share
+        // the dictionary's storage, and every write below would copy it.)
+        for p in Array(secondaryIndexes.keys) {
+            if keys.count == 1 {
+                // One object (an insert followed by a set, as a live write
+                // makes them): no grouping.
+                secondaryIndexes[p]![scalars[p][keys[0].slot], default: []].insert(keys[0])
+                continue
+            }
             var groups: [Value: [ObjectKey]] = [:]
             for key in keys { groups[scalars[p][key.slot], default: []].append(key) }
-            secondaryIndexes[p] = TreeDictionary(uniqueKeysWithValues: groups.lazy.map { ($0.key, TreeSet($0.value)) })
+            for (value, members) in groups {
+                if secondaryIndexes[p]![value] == nil {
+                    secondaryIndexes[p]![value] = TreeSet(members)
+                } else {
+                    secondaryIndexes[p]![value]!.formUnion(members)
+                }
+            }
         }
         return nil
     }

@@ -180,6 +180,11 @@ struct RecoveryWalk {
         var objects: [String] = []
     }
 
+    private func inconsistent(_ problem: String, _ change: ChangeRecord) -> Result<(Snapshot, ChangeRecord?), Failure> {
+        let objects = RecoveryRendering.objectLabels(of: change, before: state, after: state)
+        return .failure(Failure(kind: .inconsistentRecord, reason: "does not apply: \(problem)", objects: objects))
+    }
+
     /// Decodes and applies one record to ``state`` without touching it.
     private func apply(_ record: LogRecord) -> Result<(Snapshot, ChangeRecord?), Failure> {
         var next = state
@@ -191,13 +196,12 @@ struct RecoveryWalk {
             } catch {
                 return .failure(Failure(kind: .undecodableRecord, reason: "payload does not decode: \(error)"))
             }
+            var batch = BatchApplier(state)
             for op in change.ops {
-                if let problem = next.problem(applying: op) {
-                    let objects = RecoveryRendering.objectLabels(of: change, before: state, after: state)
-                    return .failure(Failure(kind: .inconsistentRecord, reason: "does not apply: \(problem)", objects: objects))
-                }
-                next.apply(op)
+                if let problem = batch.apply(op) { return inconsistent(problem, change) }
             }
+            if let problem = batch.finish() { return inconsistent(problem, change) }
+            next = batch.snapshot
             next.version = record.version
             return .success((next, change))
         case .schemaChange:

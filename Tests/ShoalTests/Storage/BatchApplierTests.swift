@@ -1,0 +1,162 @@
+import Foundation
+import ShoalTestSupport
+import Testing
+@testable import Shoal
+
+@Suite struct BatchApplierTests {
+    /// Random commits (inserts, indexed and unindexed sets, deletes, links,
+    /// collections), with the snapshot before each and its record.
+    static func commits(seed: UInt64, rounds: Int) throws -> (realm: Realm, steps: [(base: Snapshot, record: ChangeRecord)]) {
+        var rng = SeededRandom(seed: seed)
+        let realm = try makeRealm()
+        var steps: [(Snapshot, ChangeRecord)] = []
+        for _ in 0..<rounds {
+            let base = realm.instance.coordinator.latest
+            realm.beginWrite()
+            RandomWorkload.step(realm, &rng, operations: 1 + Int(rng.next() % 40))
+            let record = try #require(realm.instance.transaction).record
+            try realm.commitWrite()
+            if !record.isEmpty { steps.append((base, record)) }
+        }
+        return (realm, steps)
+    }
+
+    @Test("a batch with deferred indexing gives exactly the snapshot of the live commit, record by record")
+    func recordByRecord() throws {
+        let (realm, steps) = try Self.commits(seed: 0xBA7C4, rounds: 150)
+        #expect(steps.count > 120)
+        var deferredSets = 0
+        for (round, (base, record)) in steps.enumerated() {
+            var batch = BatchApplier(base)
+            for op in record.ops {
+                let problem = batch.apply(op)
+                #expect(problem == nil, "round \(round)")
+            }
+            let r1 = batch.finish()
+
+            #expect(r1 == nil)
+            var replayed = batch.snapshot
+            replayed.version = base.version + 1
+            let expected = base.applying(record)
+            #expect(replayed.hasSameContents(as: expected), "round \(round)")
+            #expect(replayed.invariantViolation() == nil, "round \(round)")
+            // Count records where an indexed property of an object inserted
+            // in the same record is set afterwards: the flush-before-set path.
+            var inserted: Set<ObjectKey> = []
+            for op in record.ops {
+                if case .insert(_, let k, _) = op { inserted.insert(k) }
+                if case .set(_, let k, let p, _) = op, inserted.contains(k),
+                    base.schema[op.target.table].properties[p].name == "age"
+                {
+                    deferredSets += 1
+                }
+            }
+        }
+        #expect(deferredSets > 0, "the workload never set an indexed property of an object inserted in the same record")
+        #expect(realm.instance.coordinator.latest.invariantViolation() == nil)
+    }
+
+    @Test("one batch over every record of a history gives the final snapshot")
+    func wholeHistory() throws {
+        let (realm, steps) = try Self.commits(seed: 0x5EED, rounds: 150)
+        var batch = BatchApplier(try #require(steps.first?.base))
+        for (_, record) in steps {
+            for op in record.ops {
+                let problem = batch.apply(op)
+                #expect(problem == nil)
+            }
+        }
+        let r2 = batch.finish()
+
+        #expect(r2 == nil)
+        let latest = realm.instance.coordinator.latest
+        var final = batch.snapshot
+        final.version = latest.version
+        #expect(final.hasSameContents(as: latest))
+        #expect(batch.snapshot.invariantViolation() == nil)
+    }
+
+    @Test("a duplicate primary key is found when the batch is indexed, within the batch and against indexed objects")
+    func duplicatePrimaryKeys() throws {
+        let schema = try makeRealm().instance.schema
+        let dogs = try #require(schema.tableByName["Dog"])
+        let pk = try #require(schema[dogs].primaryKeyIndex)
+        var values = ClassRegistry.info(for: Dog.self).defaults
+        func dog(_ id: Int) -> [Value] {
+            values[pk] = .int(Int64(id))
+            return values
+        }
+
+        // Within one batch.
+        var batch = BatchApplier(Snapshot(schema: schema))
+        let r3 = batch.apply(.insert(dogs, ObjectKey(0), dog(7)))
+
+        #expect(r3 == nil)
+        let r4 = batch.apply(.insert(dogs, ObjectKey(1), dog(8)))
+
+        #expect(r4 == nil)
+        let r5 = batch.apply(.insert(dogs, ObjectKey(2), dog(7)))
+
+        #expect(r5 == nil)
+        let finished = batch.finish()
+        let problem = try #require(finished)
+        #expect(problem.contains("share the primary key 7"), "\(problem)")
+
+        // Against an object indexed by an earlier batch.
+        var first = BatchApplier(Snapshot(schema: schema))
+        let r6 = first.apply(.insert(dogs, ObjectKey(0), dog(7)))
+
+        #expect(r6 == nil)
+        let r7 = first.finish()
+
+        #expect(r7 == nil)
+        var second = BatchApplier(first.snapshot)
+        let r8 = second.apply(.insert(dogs, ObjectKey(1), dog(7)))
+
+        #expect(r8 == nil)
+        let r99 = second.finish()
+        #expect(r99?.contains("share the primary key 7") == true)
+
+        // A set of the primary key checks against the pending inserts too.
+        var third = BatchApplier(Snapshot(schema: schema))
+        let r9 = third.apply(.insert(dogs, ObjectKey(0), dog(1)))
+
+        #expect(r9 == nil)
+        let r10 = third.apply(.insert(dogs, ObjectKey(1), dog(2)))
+
+        #expect(r10 == nil)
+        let setProblem = third.apply(.set(dogs, ObjectKey(1), property: pk, .int(1)))
+        #expect(setProblem?.contains("already has") == true, "\(String(describing: setProblem))")
+    }
+
+    @Test("a replayed record that inserts a duplicate primary key fails to open, naming the record's version")
+    func replayNamesVersion() throws {
+        let schema = try makeRealm().instance.schema
+        let directory = temporaryDatabaseURL()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        let dogs = try #require(schema.tableByName["Dog"])
+        let pk = try #require(schema[dogs].primaryKeyIndex)
+        var values = ClassRegistry.info(for: Dog.self).defaults
+        values[pk] = .int(1)
+
+        let opened = try DatabaseLog.open(directory: directory.path, schema: schema, durability: .durable, io: PosixFileIO())
+        var state = opened.snapshot
+        for key in 0..<2 {
+            // The second record is one no write transaction would make.
+            var record = ChangeRecord(baseVersion: state.version)
+            record.ops = [.insert(dogs, ObjectKey(Int64(key)), values)]
+            try opened.log.waitUntilDurable(try opened.log.enqueue(record, version: state.version + 1))
+            state.apply(record.ops[0], indexing: false)
+            state.version += 1
+        }
+        opened.log.close()
+
+        let error = #expect(throws: ShoalError.self) {
+            _ = try DatabaseLog.open(directory: directory.path, schema: schema, durability: .durable, io: PosixFileIO())
+        }
+        #expect(error?.code == .corruptRecord)
+        #expect(error?.message.contains("version \(state.version)") == true, "\(String(describing: error?.message))")
+        #expect(error?.message.contains("share the primary key 1") == true, "\(String(describing: error?.message))")
+    }
+}
