@@ -34,7 +34,8 @@ public final class Map<Key: MapKey, Value: RealmCollectionValue>: RandomAccessCo
 
     init(slot: ManagedSlot) { self.slot = slot }
 
-    private func storedEntries() -> MapStorage {
+    /// The entries of a managed map at the Realm's current version; none when unmanaged.
+    func storedEntries() -> MapStorage {
         guard let slot else { return [:] }
         slot.ref.checkValid()
         return slot.ref.realm.current.map(slot.ref.table, slot.ref.key, slot.property)
