@@ -20,7 +20,8 @@ extension Optional: AddableType where Wrapped: AddableType {}
 
 /// Aggregates over a property of the elements, or over the elements
 /// themselves, with Realm's rules: nulls are ignored; `min`, `max` and
-/// `average` of nothing are `nil`; `sum` of nothing is `0`.
+/// `average` of nothing are `nil`; `sum` of nothing is `0`. As in Realm,
+/// they work on unmanaged collections too, reading the elements in memory.
 extension RealmCollection {
     /// The smallest value of a property among the objects, or `nil` when there is none.
     ///

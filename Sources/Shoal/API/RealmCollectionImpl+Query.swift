@@ -1,5 +1,6 @@
 /// Filtering, sorting and distinct, once for every collection kind: each
-/// returns a ``Results`` whose source adds to the collection's own.
+/// returns a ``Results`` whose source adds to the collection's own. As in
+/// Realm, they need a managed collection and stop on an unmanaged one.
 extension RealmCollection {
     /// The base a query starts from; stops for unmanaged collections, as
     /// Realm does ("This method may only be called on RLMArray instances
