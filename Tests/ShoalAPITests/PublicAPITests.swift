@@ -54,6 +54,40 @@ import Testing
         #expect(AnyRealmCollection(dogs).filter("age == 1").count == 3)
     }
 
+    @Test("a map's values filter, sort, aggregate and answer key-value coding")
+    func mapValues() throws {
+        let realm = try makeRealm(types: [Maps.self, Dog.self, Person.self])
+        let maps = try realm.write {
+            let maps = realm.create(Maps.self, value: ["id": 1])
+            for (key, age) in [("rex", 3), ("fido", 1), ("bella", 5)] {
+                maps.dogs[key] = realm.create(Dog.self, value: ["id": age, "name": key, "age": age])
+            }
+            maps.dogs.updateValue(nil, forKey: "none")
+            for (key, value) in [("a", 2), ("b", 1)] { maps.ints[key] = value }
+            return maps
+        }
+        let dogs = maps.dogs
+        #expect(dogs.filter(try PredicateFormat("age > 2")).map { $0?.id } == [3, 5])
+        #expect(dogs.where { $0.age > 2 }.count == 2)
+        #expect(dogs.filter(#Predicate<Dog?> { $0?.name == "fido" }).first??.id == 1)
+        #expect(dogs.sorted(byKeyPath: "age", ascending: false).first??.id == 5)
+        #expect(dogs.sorted(by: [SortDescriptor(keyPath: "name")]).first??.name == "bella")
+        #expect(dogs.sorted(by: \.age).map { $0?.id } == [1, 3, 5])
+        #expect(Array(maps.ints.sorted(ascending: false)) == [2, 1])
+        #expect(dogs.min(ofProperty: "age") as Int? == 1)
+        #expect(dogs.max(ofProperty: "age") as Int? == 5)
+        #expect(dogs.sum(ofProperty: "age") as Int == 9)
+        #expect(dogs.average(ofProperty: "age") as Double? == 3)
+        #expect(dogs.min(of: \.age) == 1 && dogs.max(of: \.age) == 5 && dogs.sum(of: \.age) == 9)
+        #expect(dogs.average(of: \.age) == 3)
+        #expect(maps.ints.min() == 1 && maps.ints.max() == 2 && maps.ints.sum() == 3 && maps.ints.average() == 1.5)
+        #expect((dogs.value(forKey: "rex") as? Dog)?.age == 3)
+        #expect(dogs.value(forKeyPath: "rex.name") as? String == "rex")
+        #expect(dogs.value(forKeyPath: "@count") as? Int == 4)
+        try realm.write { maps.ints.setValue(7, forKey: "c") }
+        #expect(maps.ints["c"] == 7)
+    }
+
     @Test("a file-backed Realm with a durability policy, compaction and deleteFiles")
     func files() throws {
         var config = Realm.Configuration(fileURL: temporaryDatabaseURL())

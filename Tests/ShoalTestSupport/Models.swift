@@ -88,6 +88,16 @@ public final class AllTypes: Object {
     @Persisted public var anys: List<AnyRealmValue>
 }
 
+/// One map of each kind the map query, aggregate and key-value tests need.
+public final class Maps: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var ints: Map<String, Int>
+    @Persisted public var optDoubles: Map<String, Double?>
+    @Persisted public var dates: Map<String, Date>
+    @Persisted public var strings: Map<String, String>
+    @Persisted public var dogs: Map<String, Dog?>
+}
+
 /// Opens a fresh in-memory Realm holding the test model, with a unique identifier.
 public func makeRealm(_ name: String = UUID().uuidString, types: [Object.Type] = [Person.self, Dog.self, Kennel.self, Puppy.self, AllTypes.self, Note.self]) throws -> Realm {
     var config = Realm.Configuration(inMemoryIdentifier: name)

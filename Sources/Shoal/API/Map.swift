@@ -21,6 +21,34 @@ extension String: MapKey {
 /// ```
 ///
 /// Entries keep the order in which their keys were first set.
+///
+/// A managed map's values can be filtered and sorted into live ``Results``,
+/// and aggregated, as Realm's `Map` allows:
+///
+/// ```swift
+/// let old = kennel.byName.where { $0.age > 10 }             // Results<Dog?>
+/// let best = dog.scores.sorted(ascending: false).first      // Double?
+/// let mean: Double? = kennel.byName.average(ofProperty: "age")
+/// ```
+///
+/// ## Topics
+/// ### Filtering
+/// - ``filter(_:)-(PredicateFormat)``
+/// - ``where(_:)``
+/// - ``filter(_:)-(Predicate<Value>)``
+/// ### Sorting
+/// - ``sorted(byKeyPath:ascending:)``
+/// - ``sorted(by:ascending:)``
+/// - ``sorted(ascending:)``
+/// ### Aggregates
+/// - ``min(ofProperty:)``
+/// - ``max(ofProperty:)``
+/// - ``sum(ofProperty:)``
+/// - ``average(ofProperty:)``
+/// ### Key-value coding
+/// - ``value(forKey:)``
+/// - ``value(forKeyPath:)``
+/// - ``setValue(_:forKey:)``
 public final class Map<Key: MapKey, Value: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible,
     @unchecked Sendable
 {
@@ -34,7 +62,8 @@ public final class Map<Key: MapKey, Value: RealmCollectionValue>: RandomAccessCo
 
     init(slot: ManagedSlot) { self.slot = slot }
 
-    private func storedEntries() -> MapStorage {
+    /// The entries of a managed map at the Realm's current version; none when unmanaged.
+    func storedEntries() -> MapStorage {
         guard let slot else { return [:] }
         slot.ref.checkValid()
         return slot.ref.realm.current.map(slot.ref.table, slot.ref.key, slot.property)

@@ -20,7 +20,8 @@ extension Optional: AddableType where Wrapped: AddableType {}
 
 /// Aggregates over a property of the elements, or over the elements
 /// themselves, with Realm's rules: nulls are ignored; `min`, `max` and
-/// `average` of nothing are `nil`; `sum` of nothing is `0`.
+/// `average` of nothing are `nil`; `sum` of nothing is `0`. As in Realm,
+/// they work on unmanaged collections too, reading the elements in memory.
 extension RealmCollection {
     /// The smallest value of a property among the objects, or `nil` when there is none.
     ///
@@ -91,36 +92,56 @@ extension RealmCollection {
     public func average<T: AddableType>() -> T? where Element: AddableType { aggregate(.average, "self").map(converted) }
 
     /// The aggregate of a property (or `"self"`) over the current elements.
+    ///
+    /// Works on unmanaged collections too, as in Realm: their elements (and
+    /// the properties of their objects) are read in memory.
     func aggregate(_ function: PredicateTree.CollectionFunction, _ name: String) -> Value? {
-        let elements = managedInstance == nil ? unmanagedElements.map { $0.toValue(nil) } : storedElements()
         let values: [Value]
         if name == "self" {
-            values = elements
-        } else {
+            values = managedInstance == nil ? unmanagedElements.map { $0.toValue(nil) } : storedElements()
+        } else if let instance = managedInstance {
             let base = queryBase()
-            guard case .table(let table) = base.source.root(table: base.table, schema: base.instance.schema) else {
-                shoalPrecondition(ShoalError(.invalidKeyPath, "Invalid property name '\(name)': the elements are not objects."))
+            guard case .table(let table) = base.source.root(table: base.table, schema: instance.schema) else {
+                shoalPrecondition(ShoalError(.invalidKeyPath, "Invalid property name '\(name)': the elements of this \(kindName) are not objects."))
             }
-            let schema = base.instance.schema[table]
-            guard let index = schema.indexByName[name] else {
-                shoalPrecondition(ShoalError(.invalidKeyPath, "Invalid property name '\(name)' for class '\(schema.className)'.",
-                    context: ["class": schema.className, "property": name]))
-            }
-            let property = schema.properties[index]
-            let numeric = [PropertyType.int, .float, .double, .decimal128, .any].contains(property.type)
-            let allowed = property.collection == .none && (numeric || (property.type == .date && (function == .min || function == .max)))
-            guard allowed else {
-                let operation = function == .average ? "average" : String(function.rawValue.dropFirst())
-                shoalPrecondition(ShoalError(.invalidQuery,
-                    "Operation '\(operation)' not supported for \(property.typeName) property '\(schema.className).\(name)'",
-                    context: ["class": schema.className, "property": name]))
-            }
-            values = elements.map { element in
+            let index = Self.aggregatedProperty(function, name, instance.schema[table])
+            values = storedElements().map { element in
                 guard case .link(let link) = element else { return .null }
-                return base.instance.current.tables[table.index].scalars[index][link.key.slot]
+                return instance.current.tables[table.index].scalars[index][link.key.slot]
+            }
+        } else {
+            guard let type = Element.persistedType.objectType, Element.persistedType.collection == .none else {
+                shoalPrecondition(ShoalError(.invalidKeyPath, "Invalid property name '\(name)': the elements of this \(kindName) are not objects."))
+            }
+            let schema = ClassRegistry.info(for: type).schema
+            let property = schema.properties[Self.aggregatedProperty(function, name, schema)]
+            values = unmanagedElements.map { element in
+                guard let object = element as? Object else { return .null }
+                do {
+                    return try ValueCoercion.value(object[name], for: property, className: schema.className, realm: nil, update: .error)
+                } catch { shoalPrecondition(error) }
             }
         }
         return ValueAggregate.compute(function, values.filter { $0.kindRank == 2 || $0.kindRank == 5 || $0.isNull })
+    }
+
+    /// The index of the property an aggregate reads, after checking Realm's
+    /// type rules: numbers (and mixed) for all four, dates for `min` and `max`.
+    static func aggregatedProperty(_ function: PredicateTree.CollectionFunction, _ name: String, _ schema: ObjectSchema) -> Int {
+        guard let index = schema.indexByName[name] else {
+            shoalPrecondition(ShoalError(.invalidKeyPath, "Invalid property name '\(name)' for class '\(schema.className)'.",
+                context: ["class": schema.className, "property": name]))
+        }
+        let property = schema.properties[index]
+        let numeric = [PropertyType.int, .float, .double, .decimal128, .any].contains(property.type)
+        let allowed = property.collection == .none && (numeric || (property.type == .date && (function == .min || function == .max)))
+        guard allowed else {
+            let operation = function == .average ? "average" : String(function.rawValue.dropFirst())
+            shoalPrecondition(ShoalError(.invalidQuery,
+                "Operation '\(operation)' not supported for \(property.typeName) property '\(schema.className).\(name)'",
+                context: ["class": schema.className, "property": name]))
+        }
+        return index
     }
 
     /// An aggregate result as the caller's type.

@@ -32,14 +32,7 @@ extension RealmCollection {
     public func value(forKeyPath keyPath: String) -> Any? {
         guard keyPath.hasPrefix("@") else {
             let names = keyPath.split(separator: ".").map(String.init)
-            return map { element -> Any? in
-                var current: Any? = element
-                for name in names {
-                    guard let object = current as? Object else { return nil }
-                    current = object[name]
-                }
-                return current
-            }
+            return map { Object.value(following: names, from: $0) }
         }
         let parts = keyPath.split(separator: ".", maxSplits: 1).map(String.init)
         if parts[0] == "@count" { return count }
@@ -123,5 +116,19 @@ extension RealmCollection {
             let compiled = CompiledPredicate(bound)
             return storedElements().firstIndex { evaluator.matches(compiled, $0) }
         } catch { shoalPrecondition(error) }
+    }
+}
+
+extension Object {
+    /// The value reached from `start` by following property names through
+    /// objects, as key-value coding does; `nil` when a value on the way is
+    /// not an object.
+    static func value(following names: some Sequence<String>, from start: Any?) -> Any? {
+        var current = start
+        for name in names {
+            guard let object = current as? Object else { return nil }
+            current = object[name]
+        }
+        return current
     }
 }

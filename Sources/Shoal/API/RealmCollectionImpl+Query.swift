@@ -1,10 +1,15 @@
 /// Filtering, sorting and distinct, once for every collection kind: each
-/// returns a ``Results`` whose source adds to the collection's own.
+/// returns a ``Results`` whose source adds to the collection's own. As in
+/// Realm, they need a managed collection and stop on an unmanaged one.
 extension RealmCollection {
-    /// The base a query starts from; stops for unmanaged collections.
+    /// The base a query starts from; stops for unmanaged collections, as
+    /// Realm does ("This method may only be called on RLMArray instances
+    /// retrieved from an RLMRealm").
     func queryBase() -> (instance: RealmInstance, table: TableKey, source: ResultsSource) {
         guard let base = resultsBase else {
-            shoalPrecondition(ShoalError(.unsupported, "This method may only be called on managed collections."))
+            shoalPrecondition(ShoalError(.unsupported,
+                "This method may only be called on \(kindName) instances retrieved from a Realm; this one is unmanaged.",
+                context: ["collection": kindName]))
         }
         base.instance.verifyThread()
         return base
@@ -41,9 +46,11 @@ extension RealmCollection {
     /// an unknown property, or compares values of the wrong type; use
     /// ``PredicateFormat`` to get those as errors.
     ///
-    /// - Note: Differs from Realm: queries, sorts and distinct need a managed
-    ///   collection; on an unmanaged `List` or `MutableSet` they stop with a
-    ///   message instead of evaluating in memory.
+    /// Queries, sorts and distinct need a managed collection: on an
+    /// unmanaged `List` or `MutableSet` they stop with "This method may only
+    /// be called on List instances retrieved from a Realm", as Realm stops
+    /// for unmanaged `RLMArray` and `RLMSet`. Aggregates work on unmanaged
+    /// collections too.
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
         do {
             let predicate = try PredicateFormat(predicateFormat, argumentArray: args)

@@ -5,7 +5,8 @@ indirect enum ResultsSource {
     /// Every object of the table, in key order.
     case table
     /// The elements of one object's collection property (list, set, map
-    /// values or linking objects), in collection order.
+    /// values or linking objects), in collection order. For a map of
+    /// objects, its non-null values.
     case collection(owner: Link, property: Int)
     /// A base filtered, then sorted and made distinct.
     case query(ResultsSource, QueryDescriptor)
@@ -62,7 +63,11 @@ indirect enum ResultsSource {
             switch property.collection {
             case .list: return snapshot.list(owner.table, owner.key, index)
             case .set: return Array(snapshot.set(owner.table, owner.key, index))
-            case .map: return Array(snapshot.map(owner.table, owner.key, index).values)
+            case .map:
+                // A map of objects may hold null values; a query over its
+                // objects skips them, as Realm's (over the map's links) does.
+                let values = snapshot.map(owner.table, owner.key, index).values
+                return property.type == .object ? values.filter { !$0.isNull } : Array(values)
             case .none: return []
             }
         case .query(let base, let descriptor):

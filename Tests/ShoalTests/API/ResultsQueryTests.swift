@@ -131,6 +131,39 @@ import Testing
         #expect(all.sum(ofProperty: "optInt") as Int == 2)
     }
 
+    @Test("aggregates work on unmanaged lists and sets, of objects and of values, as in Realm")
+    func unmanagedAggregates() {
+        let dogs = List<Dog>()
+        dogs.append(objectsIn: [Dog(value: ["age": 1]), Dog(value: ["age": 5])])
+        #expect(dogs.max(of: \.age) == 5)
+        #expect(dogs.min(ofProperty: "age") as Int? == 1)
+        #expect(dogs.average(ofProperty: "age") as Double? == 3)
+        #expect(dogs.value(forKeyPath: "@sum.age") as? Int == 6)
+        let set = MutableSet<Dog>()
+        set.insert(Dog(value: ["age": 4]))
+        #expect(set.sum(of: \.age) == 4)
+        let values = List<Int?>()
+        values.append(objectsIn: [3, nil, 1])
+        #expect(values.min() == 1)
+        #expect(values.average() == 2.0)
+    }
+
+    @Test("filtering, sorting or distinct on an unmanaged list or set stops, as Realm does")
+    func unmanagedQueriesStop() async {
+        let filter = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = List<Dog>().filter("age > 1")
+        }
+        #expect(ErrorTests.stderr(filter).contains("This method may only be called on List instances retrieved from a Realm; this one is unmanaged."))
+        let sort = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = MutableSet<Int>().sorted()
+        }
+        #expect(ErrorTests.stderr(sort).contains("This method may only be called on MutableSet instances retrieved from a Realm"))
+        let distinct = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = List<Dog>().distinct(by: ["age"])
+        }
+        #expect(ErrorTests.stderr(distinct).contains("This method may only be called on List instances retrieved from a Realm"))
+    }
+
     @Test("value(forKey:), value(forKeyPath:) with operators, and setValue(_:forKey:) on the matches at call time")
     func kvc() throws {
         let realm = try Self.realm()
