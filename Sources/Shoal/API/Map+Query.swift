@@ -15,16 +15,6 @@ public import Foundation
 /// stands for here), no `distinct(by:)` and no `index(matching:)`; neither
 /// does Shoal's. Sort first to reach them: `map.sorted(byKeyPath: "age").distinct(by: ["age"])`.
 extension Map {
-    /// The values of a managed map of objects, for filtering; stops with
-    /// Realm's message for a map of values, which Realm cannot query.
-    private var queryableValues: MapValues<Key, Value> {
-        if let slot, Value.persistedType.type != .object {
-            shoalPrecondition(ShoalError(.unsupported, "Querying is currently only implemented for dictionaries of Realm Objects",
-                context: ["property": slot.qualifiedName]))
-        }
-        return valueCollection
-    }
-
     /// The values matching a parsed predicate, Shoal's counterpart of
     /// Realm's `filter(NSPredicate)`.
     ///
@@ -33,13 +23,16 @@ extension Map {
     /// ```
     ///
     /// Stops when the predicate does not fit the value class (check with
-    /// ``PredicateFormat/validate(for:)`` to get that as an error), and, as
-    /// Realm does, for a map of values rather than objects.
+    /// ``PredicateFormat/validate(for:)`` to get that as an error). A map of
+    /// values is filtered with `self`: `scores.filter(try PredicateFormat("self > 3"))`.
     ///
+    /// - Note: Differs from Realm, which can only filter maps of objects
+    ///   ("Querying is currently only implemented for dictionaries of Realm
+    ///   Objects"); Shoal filters maps of values as it filters lists of them.
     /// - Parameter predicate: The predicate the values must match.
     /// - Returns: Live results of the matching values, in entry order.
     public func filter(_ predicate: PredicateFormat) -> Results<Value> {
-        queryableValues.filter(predicate)
+        valueCollection.filter(predicate)
     }
 
     /// The values matching a typed query.
@@ -48,12 +41,10 @@ extension Map {
     /// let puppies = kennel.byName.where { $0.age < 2 }
     /// ```
     ///
-    /// Stops, as Realm does, for a map of values rather than objects.
-    ///
     /// - Parameter isIncluded: Builds the query from the value's properties.
     /// - Returns: Live results of the matching values, in entry order.
     public func `where`(_ isIncluded: (Query<Value>) -> Query<Bool>) -> Results<Value> {
-        queryableValues.where(isIncluded)
+        valueCollection.where(isIncluded)
     }
 
     /// The values matching a Foundation `#Predicate`.
@@ -63,15 +54,14 @@ extension Map {
     /// ```
     ///
     /// Stops with a message naming the expression when the predicate uses
-    /// something Shoal cannot translate, and, as for the other filters, for a
-    /// map of values.
+    /// something Shoal cannot translate.
     ///
     /// - Note: Differs from Realm, which has no `#Predicate` filters: Shoal
     ///   offers them on every collection kind.
     /// - Parameter predicate: The predicate the values must match.
     /// - Returns: Live results of the matching values, in entry order.
     public func filter(_ predicate: Predicate<Value>) -> Results<Value> {
-        queryableValues.filter(predicate)
+        valueCollection.filter(predicate)
     }
 
     /// The values sorted by a key path of the objects (to-one links, then a
