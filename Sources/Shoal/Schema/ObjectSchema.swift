@@ -12,6 +12,10 @@ public struct ObjectSchema: Sendable, Hashable, CustomStringConvertible {
     public let properties: [Property]
     /// Maps a property name to its index in ``properties``.
     let indexByName: [String: Int]
+    /// The index of the primary key property, if the class has one.
+    let primaryKeyIndex: Int?
+    /// How many properties have stored values (these come first in ``properties``).
+    let storedCount: Int
 
     /// Creates a schema; stored properties keep their order, linking objects move last.
     public init(className: String, properties: [Property]) {
@@ -21,13 +25,12 @@ public struct ObjectSchema: Sendable, Hashable, CustomStringConvertible {
         var map: [String: Int] = [:]
         for (i, p) in ordered.enumerated() { map[p.name] = i }
         self.indexByName = map
+        self.primaryKeyIndex = ordered.firstIndex(where: \.isPrimary)
+        self.storedCount = ordered.count(where: \.isStored)
     }
 
     /// The primary key property, if the class has one.
     public var primaryKeyProperty: Property? { properties.first(where: \.isPrimary) }
-    var primaryKeyIndex: Int? { properties.firstIndex(where: \.isPrimary) }
-    /// How many properties have stored values (these come first in ``properties``).
-    var storedCount: Int { properties.count(where: \.isStored) }
 
     /// The property named `name`, or `nil`.
     public subscript(name: String) -> Property? {

@@ -1,7 +1,8 @@
 /// An immutable-by-default vector built as a 64-way radix trie, so that a
 /// copy shares all of its nodes and a change copies only the path to the
 /// element it touches (at most four nodes of 64 entries below 16 million
-/// elements).
+/// elements). The last partial leaf is kept apart as a plain array (the
+/// tail, as in Clojure's vectors), so an append usually touches nothing else.
 ///
 /// This is what lets every commit publish a new snapshot while readers keep
 /// the old one: a write copies only what it touches, not whole columns. The
@@ -12,9 +13,14 @@ struct PersistentVector<Element>: RandomAccessCollection {
     static var width: Int { 1 << bits }
     static var mask: Int { width - 1 }
 
+    /// The trie of full leaves: exactly the first `count - tail.count`
+    /// elements, a multiple of `width`.
     private var root: VectorNode<Element>?
     /// The level of the root: 0 when the root is a leaf.
     private var shift: Int = 0
+    /// The last 1...`width` elements (none when empty), kept out of the trie
+    /// so that appending touches one array instead of a path of nodes.
+    private var tail: ContiguousArray<Element> = []
     private(set) var count: Int = 0
 
     init() {}
@@ -26,9 +32,14 @@ struct PersistentVector<Element>: RandomAccessCollection {
     var startIndex: Int { 0 }
     var endIndex: Int { count }
 
+    /// The index of the tail's first element.
+    private var tailOffset: Int { count - tail.count }
+
     subscript(index: Int) -> Element {
         get {
             precondition(index >= 0 && index < count, "PersistentVector index \(index) out of range 0..<\(count)")
+            let offset = tailOffset
+            if index >= offset { return tail[index - offset] }
             var node = root.unsafelyUnwrapped
             var level = shift
             while level > 0 {
@@ -38,37 +49,48 @@ struct PersistentVector<Element>: RandomAccessCollection {
             return node.elements[index & Self.mask]
         }
         set {
-            precondition(index >= 0 && index < count, "PersistentVector index \(index) out of range 0..<\(count)")
-            Self.update(&root!, level: shift, index: index) { $0 = newValue }
+            modify(index) { $0 = newValue }
         }
     }
 
     /// Mutates one element in place, copying only the nodes that are shared.
     mutating func modify<R>(_ index: Int, _ body: (inout Element) -> R) -> R {
         precondition(index >= 0 && index < count, "PersistentVector index \(index) out of range 0..<\(count)")
+        let offset = tailOffset
+        if index >= offset { return body(&tail[index - offset]) }
         return Self.update(&root!, level: shift, index: index, body)
     }
 
     mutating func append(_ element: Element) {
-        if root == nil {
-            root = VectorNode(elements: [element])
-            count = 1
+        if tail.count == Self.width { pushTail() }
+        if tail.isEmpty { tail.reserveCapacity(Self.width) }
+        tail.append(element)
+        count += 1
+    }
+
+    /// Moves the full tail into the trie as its last leaf.
+    private mutating func pushTail() {
+        let leaf = VectorNode(elements: tail)
+        let inTrie = tailOffset
+        tail = []
+        guard root != nil else {
+            root = leaf
+            shift = 0
             return
         }
-        if count == 1 << (shift + Self.bits) {
+        if inTrie == 1 << (shift + Self.bits) {
             root = VectorNode(children: [root!])
             shift += Self.bits
         }
-        Self.appendPath(&root!, level: shift, index: count, element)
-        count += 1
+        Self.pushLeaf(&root!, level: shift, index: inTrie, leaf)
     }
 
     /// Calls `body` with each leaf's elements and the index of its first
     /// element, in order: the fast path for column scans.
     func forEachChunk(_ body: (Int, ContiguousArray<Element>) throws -> Void) rethrows {
-        guard let root else { return }
         var base = 0
-        try Self.walk(root, level: shift, base: &base, body)
+        if let root { try Self.walk(root, level: shift, base: &base, body) }
+        if !tail.isEmpty { try body(base, tail) }
     }
 
     private static func walk(
@@ -91,22 +113,19 @@ struct PersistentVector<Element>: RandomAccessCollection {
         return update(&node.children[(index >> level) & mask], level: level - bits, index: index, body)
     }
 
-    private static func appendPath(_ node: inout VectorNode<Element>, level: Int, index: Int, _ element: Element) {
+    /// Adds `leaf` as the leaf holding elements `index...`, below a branch at `level`.
+    private static func pushLeaf(_ node: inout VectorNode<Element>, level: Int, index: Int, _ leaf: VectorNode<Element>) {
         if !isKnownUniquelyReferenced(&node) { node = node.copy() }
-        if level == 0 {
-            node.elements.append(element)
-            return
-        }
         let slot = (index >> level) & mask
         if slot == node.children.count {
-            node.children.append(makePath(level: level - bits, element))
+            node.children.append(makePath(level: level - bits, leaf))
         } else {
-            appendPath(&node.children[slot], level: level - bits, index: index, element)
+            pushLeaf(&node.children[slot], level: level - bits, index: index, leaf)
         }
     }
 
-    private static func makePath(level: Int, _ element: Element) -> VectorNode<Element> {
-        level == 0 ? VectorNode(elements: [element]) : VectorNode(children: [makePath(level: level - bits, element)])
+    private static func makePath(level: Int, _ leaf: VectorNode<Element>) -> VectorNode<Element> {
+        level == 0 ? leaf : VectorNode(children: [makePath(level: level - bits, leaf)])
     }
 }
 

@@ -27,27 +27,23 @@ extension Snapshot {
     mutating func apply(_ op: ChangeOp, indexing: Bool) {
         let (t, k) = op.target
         let ti = t.index
-        let schema = self.schema[t]
+        var className: String { schema.objectSchema[ti].className }
         switch op {
         case .insert(_, _, let values):
-            precondition(k == tables[ti].nextKey, "insert of \(k) into \(schema.className) whose next key is \(tables[ti].nextKey)")
-            precondition(values.count == tables[ti].scalars.count, "insert into \(schema.className) with \(values.count) values for \(tables[ti].scalars.count) properties")
-            for (p, v) in values.enumerated() {
-                tables[ti].scalars[p].append(v)
-                if tables[ti].lists[p] != nil { tables[ti].lists[p]!.append([]) }
-                if tables[ti].sets[p] != nil { tables[ti].sets[p]!.append([]) }
-                if tables[ti].maps[p] != nil { tables[ti].maps[p]!.append([:]) }
-            }
+            precondition(k == tables[ti].nextKey, "insert of \(k) into \(className) whose next key is \(tables[ti].nextKey)")
+            precondition(values.count == tables[ti].scalars.count, "insert into \(className) with \(values.count) values for \(tables[ti].scalars.count) properties")
+            for (p, v) in values.enumerated() { tables[ti].scalars[p].append(v) }
+            tables[ti].appendEmptyCollections()
             tables[ti].alive.append(true)
             tables[ti].backlinks.append([])
             tables[ti].count += 1
             for (p, v) in values.enumerated() {
                 if indexing { addToIndex(t, k, p, v) }
-                if let link = v.linkValue { addBacklink(link, Backlink(origin: t, property: p, key: k)) }
+                if case .link(let link) = v { addBacklink(link, Backlink(origin: t, property: p, key: k)) }
             }
 
         case .delete:
-            precondition(tables[ti].isAlive(k), "delete of \(k), which is not a live \(schema.className)")
+            precondition(tables[ti].isAlive(k), "delete of \(k), which is not a live \(className)")
             // Outgoing links of the deleted object go with it.
             for p in 0..<tables[ti].scalars.count {
                 let v = tables[ti].scalars[p][k.slot]
@@ -61,7 +57,7 @@ extension Snapshot {
                 if tables[ti].sets[p] != nil { tables[ti].sets[p]![k.slot] = [] }
                 if tables[ti].maps[p] != nil { tables[ti].maps[p]![k.slot] = [:] }
             }
-            precondition(tables[ti].backlinks[k.slot].isEmpty, "delete of \(schema.className) \(k) while links still point at it")
+            precondition(tables[ti].backlinks[k.slot].isEmpty, "delete of \(className) \(k) while links still point at it")
             tables[ti].alive[k.slot] = false
             tables[ti].count -= 1
 
@@ -136,7 +132,7 @@ extension Snapshot {
 
     private mutating func addToIndex(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ v: Value) {
         let ti = t.index
-        if tables[ti].primaryIndex != nil, schema[t].properties[p].isPrimary {
+        if tables[ti].primaryIndex != nil, schema.objectSchema[ti].primaryKeyIndex == p {
             tables[ti].primaryIndex![v] = k
         } else if tables[ti].secondaryIndexes[p] != nil {
             tables[ti].secondaryIndexes[p]![v, default: []].insert(k)
@@ -145,7 +141,7 @@ extension Snapshot {
 
     private mutating func removeFromIndex(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ v: Value) {
         let ti = t.index
-        if tables[ti].primaryIndex != nil, schema[t].properties[p].isPrimary {
+        if tables[ti].primaryIndex != nil, schema.objectSchema[ti].primaryKeyIndex == p {
             if tables[ti].primaryIndex![v] == k { tables[ti].primaryIndex![v] = nil }
         } else if tables[ti].secondaryIndexes[p] != nil {
             tables[ti].secondaryIndexes[p]![v]?.remove(k)

@@ -11,21 +11,26 @@ extension Snapshot {
     func problem(applying op: ChangeOp, checkingPrimaryKey: Bool = true) -> String? {
         let (t, k) = op.target
         guard t.index < tables.count else { return "table \(t) does not exist" }
-        let table = tables[t.index]
-        let os = schema[t]
         func linkProblem(_ v: Value) -> String? {
             guard let l = v.linkValue else { return nil }
             guard l.table.index < tables.count, isAlive(l.table, l.key) else { return "link to \(l), which is not a live object" }
             return nil
         }
         if case .insert(_, _, let values) = op {
-            guard k == table.nextKey else { return "insert of \(os.className) \(k), but the next key is \(table.nextKey)" }
-            guard values.count == table.scalars.count else { return "insert of \(os.className) with \(values.count) values" }
-            if checkingPrimaryKey, let pk = os.primaryKeyIndex, object(t, primaryKey: values[pk]) != nil {
-                return "insert of \(os.className) with duplicate primary key \(values[pk])"
+            // The fast path of replay: no copies of the table or its schema.
+            let nextKey = tables[t.index].nextKey
+            guard k == nextKey else { return "insert of \(schema[t].className) \(k), but the next key is \(nextKey)" }
+            guard values.count == tables[t.index].scalars.count else { return "insert of \(schema[t].className) with \(values.count) values" }
+            if checkingPrimaryKey, let pk = schema.objectSchema[t.index].primaryKeyIndex, object(t, primaryKey: values[pk]) != nil {
+                return "insert of \(schema[t].className) with duplicate primary key \(values[pk])"
             }
-            return values.lazy.compactMap(linkProblem).first
+            for v in values where v.linkValue != nil {
+                if let problem = linkProblem(v) { return problem }
+            }
+            return nil
         }
+        let table = tables[t.index]
+        let os = schema[t]
         guard table.isAlive(k) else { return "\(os.className) \(k) is not a live object" }
         switch op {
         case .insert: return nil

@@ -1,3 +1,4 @@
+import Dispatch
 import HashTreeCollections
 import OrderedCollections
 
@@ -75,14 +76,32 @@ extension Table {
     /// empty values, not alive. Used only when restoring a snapshot, so that
     /// keys keep their slots.
     mutating func appendDeadSlot() {
-        for p in 0..<scalars.count {
-            scalars[p].append(.null)
-            if lists[p] != nil { lists[p]!.append([]) }
-            if sets[p] != nil { sets[p]!.append([]) }
-            if maps[p] != nil { maps[p]!.append([:]) }
-        }
+        for p in 0..<scalars.count { scalars[p].append(.null) }
+        appendEmptyCollections()
         alive.append(false)
         backlinks.append([])
+    }
+
+    /// Appends an empty list, set or map to every collection column: the
+    /// collections of a new slot.
+    mutating func appendEmptyCollections() {
+        // Walks indices rather than `keys` or `values.indices`, which would
+        // share the dictionaries' storage and make each append copy it.
+        var i = lists.values.startIndex
+        while i != lists.values.endIndex {
+            lists.values[i].append([])
+            lists.values.formIndex(after: &i)
+        }
+        var j = sets.values.startIndex
+        while j != sets.values.endIndex {
+            sets.values[j].append([])
+            sets.values.formIndex(after: &j)
+        }
+        var k = maps.values.startIndex
+        while k != maps.values.endIndex {
+            maps.values[k].append([:])
+            maps.values.formIndex(after: &k)
+        }
     }
 }
 
@@ -93,42 +112,104 @@ extension Table {
     ///
     /// Values are grouped first, so a secondary index takes one bucket union
     /// per distinct value rather than one nested insert per object, and the
-    /// primary-key insert doubles as the duplicate check.
+    /// primary-key insert doubles as the duplicate check. A large batch
+    /// builds its indexes in parallel, one index per thread: they share
+    /// nothing but the columns they read.
     ///
     /// - Returns: a description of the first duplicate primary key, or `nil`
     ///   (the indexes are then incomplete, and the table must be discarded).
     mutating func indexSlots(from start: Int, schema: ObjectSchema) -> String? {
         guard start < alive.count, primaryIndex != nil || !secondaryIndexes.isEmpty else { return nil }
-        var keys: [ObjectKey] = []
-        keys.reserveCapacity(alive.count - start)
-        for slot in start..<alive.count where alive[slot] { keys.append(ObjectKey(Int64(slot))) }
-        if primaryIndex != nil, let pk = schema.primaryKeyIndex {
-            for key in keys {
-                let value = scalars[pk][key.slot]
-                if let other = primaryIndex!.updateValue(key, forKey: value) {
-                    return "\(schema.className) \(other) and \(key) share the primary key \(value)"
+        let keys = { [alive] in
+            var keys: [ObjectKey] = []
+            keys.reserveCapacity(alive.count - start)
+            for slot in start..<alive.count where alive[slot] { keys.append(ObjectKey(Int64(slot))) }
+            return keys
+        }()
+
+        // Move the indexes out, so that each is uniquely referenced where it grows.
+        var builds: [IndexBuild] = []
+        if let pk = schema.primaryKeyIndex, let index = primaryIndex {
+            builds.append(.primary(index, property: pk))
+            primaryIndex = nil
+        }
+        for p in secondaryIndexes.keys.sorted() {
+            builds.append(.secondary(secondaryIndexes.removeValue(forKey: p)!, property: p))
+        }
+        let built: [(IndexBuild, String?)]
+        if builds.count > 1 && keys.count >= Self.parallelIndexingThreshold {
+            let columns = scalars
+            let inputs = Locked(builds.map(Optional.some))
+            builds = []
+            let outputs = Locked([(IndexBuild, String?)?](repeating: nil, count: inputs.withLock { $0.count }))
+            DispatchQueue.concurrentPerform(iterations: outputs.withLock { $0.count }) { i in
+                var build = inputs.withLock { inputs in
+                    defer { inputs[i] = nil }
+                    return inputs[i]!
                 }
+                let problem = build.add(keys, columns: columns, className: schema.className)
+                outputs.withLock { $0[i] = (build, problem) }
+            }
+            built = outputs.withLock { $0.map { $0! } }
+        } else {
+            built = builds.indices.map { i in
+                let problem = builds[i].add(keys, columns: scalars, className: schema.className)
+                return (builds[i], problem)
             }
         }
-        // (Not `for p in secondaryIndexes.keys`: the keys view would share
-        // the dictionary's storage, and every write below would copy it.)
-        for p in Array(secondaryIndexes.keys) {
+        for (build, _) in built {
+            switch build {
+            case .primary(let index, _): primaryIndex = index
+            case .secondary(let index, let p): secondaryIndexes[p] = index
+            }
+        }
+        return built.lazy.compactMap(\.1).first
+    }
+
+    /// The batch size from which ``indexSlots(from:schema:)`` builds several
+    /// indexes in parallel.
+    static let parallelIndexingThreshold = 10_000
+}
+
+/// One index being extended by ``Table/indexSlots(from:schema:)``.
+private enum IndexBuild: Sendable {
+    case primary(TreeDictionary<Value, ObjectKey>, property: Int)
+    case secondary(TreeDictionary<Value, TreeSet<ObjectKey>>, property: Int)
+
+    /// Adds `keys`, reading their values from `columns`.
+    ///
+    /// - Returns: a description of the first duplicate primary key, or `nil`.
+    mutating func add(_ keys: [ObjectKey], columns: [PersistentVector<Value>], className: String) -> String? {
+        switch self {
+        case .primary(var index, let p):
+            self = .primary([:], property: p)
+            defer { self = .primary(index, property: p) }
+            for key in keys {
+                let value = columns[p][key.slot]
+                if let other = index.updateValue(key, forKey: value) {
+                    return "\(className) \(other) and \(key) share the primary key \(value)"
+                }
+            }
+            return nil
+        case .secondary(var index, let p):
+            self = .secondary([:], property: p)
+            defer { self = .secondary(index, property: p) }
             if keys.count == 1 {
                 // One object (an insert followed by a set, as a live write
                 // makes them): no grouping.
-                secondaryIndexes[p]![scalars[p][keys[0].slot], default: []].insert(keys[0])
-                continue
+                index[columns[p][keys[0].slot], default: []].insert(keys[0])
+                return nil
             }
             var groups: [Value: [ObjectKey]] = [:]
-            for key in keys { groups[scalars[p][key.slot], default: []].append(key) }
+            for key in keys { groups[columns[p][key.slot], default: []].append(key) }
             for (value, members) in groups {
-                if secondaryIndexes[p]![value] == nil {
-                    secondaryIndexes[p]![value] = TreeSet(members)
+                if index[value] == nil {
+                    index[value] = TreeSet(members)
                 } else {
-                    secondaryIndexes[p]![value]!.formUnion(members)
+                    index[value]!.formUnion(members)
                 }
             }
+            return nil
         }
-        return nil
     }
 }

@@ -159,4 +159,38 @@ import Testing
         #expect(error?.message.contains("version \(state.version)") == true, "\(String(describing: error?.message))")
         #expect(error?.message.contains("share the primary key 1") == true, "\(String(describing: error?.message))")
     }
+
+    @Test("a batch large enough to build its indexes in parallel gives the same indexes, and finds a duplicate key")
+    func parallelIndexing() throws {
+        let schema = try makeRealm().instance.schema
+        let dogs = try #require(schema.tableByName["Dog"])
+        let pk = try #require(schema[dogs].primaryKeyIndex)
+        let age = try #require(schema[dogs].indexByName["age"])
+        let count = Table.parallelIndexingThreshold * 2
+        var values = ClassRegistry.info(for: Dog.self).defaults
+        func ops(duplicateAt: Int?) -> [ChangeOp] {
+            (0..<count).map { i in
+                values[pk] = .int(Int64(i == duplicateAt ? 17 : i))
+                values[age] = .int(Int64(i % 16))
+                return .insert(dogs, ObjectKey(Int64(i)), values)
+            }
+        }
+        var live = Snapshot(schema: schema)
+        for op in ops(duplicateAt: nil) { live.apply(op) }
+
+        var batch = BatchApplier(Snapshot(schema: schema))
+        for op in ops(duplicateAt: nil) {
+            let problem = batch.apply(op)
+            #expect(problem == nil)
+        }
+        let finished = batch.finish()
+        #expect(finished == nil)
+        #expect(batch.snapshot.hasSameContents(as: live))
+        #expect(batch.snapshot.invariantViolation() == nil)
+
+        var duplicate = BatchApplier(Snapshot(schema: schema))
+        for op in ops(duplicateAt: count - 1) { _ = duplicate.apply(op) }
+        let problem = duplicate.finish()
+        #expect(problem?.contains("share the primary key 17") == true, "\(String(describing: problem))")
+    }
 }

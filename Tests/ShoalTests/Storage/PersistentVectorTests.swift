@@ -1,3 +1,4 @@
+import ShoalTestSupport
 import Testing
 @testable import Shoal
 
@@ -33,5 +34,35 @@ import Testing
         second[1] = 42
         #expect(copy[1] == 1)
         #expect(second[1] == 42)
+    }
+
+    @Test("random appends and writes, in the tail and in the trie, match an array; every kept copy stays as it was")
+    func randomAgainstArray() {
+        var rng = SeededRandom(seed: 0x7A11)
+        var vector = PersistentVector<Int>()
+        var model: [Int] = []
+        var kept: [(PersistentVector<Int>, [Int])] = []
+        for step in 0..<40_000 {
+            switch rng.next() % 8 {
+            case 0..<5:
+                vector.append(step)
+                model.append(step)
+            case 5, 6:
+                guard !model.isEmpty else { continue }
+                // Half the writes land in the last 64 elements (the tail).
+                let near = rng.next() % 2 == 0
+                let i = near ? max(0, model.count - 1 - Int(rng.next() % 64)) : Int(rng.next() % UInt64(model.count))
+                vector[i] = -step
+                model[i] = -step
+            default:
+                if rng.next() % 80 == 0, kept.count < 64 { kept.append((vector, model)) }
+            }
+        }
+        #expect(Array(vector) == model)
+        var chunked: [Int] = []
+        vector.forEachChunk { _, chunk in chunked += chunk }
+        #expect(chunked == model)
+        #expect(kept.count > 30)
+        for (copy, expected) in kept { #expect(Array(copy) == expected) }
     }
 }
