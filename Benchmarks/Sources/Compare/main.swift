@@ -46,7 +46,7 @@ struct Options {
             case "-h", "--help":
                 print("""
                     usage: compare [--dogs N] [--commits M] [--lookups L] [--queries Q] [--rounds R] [--reopen-dogs N] [--only W1,W2,W3,W6,W9,W10]
-                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|... [--engine Shoal|GRDB] [--seconds S]
+                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|W6.reopen[-compacted]|... [--engine Shoal|GRDB] [--seconds S]
                              (one engine's workload in a loop, for perf record)
                     """)
                 exit(0)
@@ -160,9 +160,9 @@ if let name = options.profile {
             default: _ = try queries.countBreed("Pug")
             }
         }
-    case "W6.reopen":
+    case "W6.reopen", "W6.reopen-compacted":
         let path = Disk.scratch("profile")
-        try engine.populate(data, path: path, compact: false)
+        try engine.populate(data, path: path, compact: name == "W6.reopen-compacted")
         body = { _ = try engine.reopenAndCount(path: path, breed: "Pug") }
         cleanup = { Disk.remove(path) }
     default:

@@ -29,17 +29,18 @@ extension Snapshot {
             }
             return nil
         }
-        let table = tables[t.index]
-        let os = schema[t]
-        guard table.isAlive(k) else { return "\(os.className) \(k) is not a live object" }
+        // (No local copies of the table or its schema: this runs for every
+        // replayed op, and a copy costs a retain per column.)
+        var className: String { schema.objectSchema[t.index].className }
+        guard tables[t.index].isAlive(k) else { return "\(className) \(k) is not a live object" }
         switch op {
         case .insert: return nil
         case .delete:
-            if !table.backlinks[k.slot].isEmpty { return "delete of \(os.className) \(k) while \(table.backlinks[k.slot].count) links still point at it" }
-            return nil
+            let links = tables[t.index].backlinks[k.slot].count
+            return links == 0 ? nil : "delete of \(className) \(k) while \(links) links still point at it"
         case .set(_, _, let p, let v):
-            if os.properties[p].isPrimary, let other = object(t, primaryKey: v), other != k {
-                return "primary key of \(os.className) \(k) set to \(v), which \(other) already has"
+            if schema.objectSchema[t.index].primaryKeyIndex == p, let other = object(t, primaryKey: v), other != k {
+                return "primary key of \(className) \(k) set to \(v), which \(other) already has"
             }
             return linkProblem(v)
         case .listInsert(_, _, let p, let i, let v):
