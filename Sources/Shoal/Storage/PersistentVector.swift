@@ -135,9 +135,14 @@ extension PersistentVector: @unchecked Sendable where Element: Sendable {}
 // nodes are immutable. This is the same contract as Array's copy-on-write.
 
 /// A trie node: a leaf holds elements, a branch holds children.
+///
+/// The fields are exempt from dynamic exclusivity checks, which cost a
+/// runtime call per access. Safe because: a node is written only by the
+/// vector that owns it uniquely (after `isKnownUniquelyReferenced`), through
+/// one access at a time down a single path, and shared nodes are never written.
 final class VectorNode<Element> {
-    var children: ContiguousArray<VectorNode<Element>>
-    var elements: ContiguousArray<Element>
+    @exclusivity(unchecked) var children: ContiguousArray<VectorNode<Element>>
+    @exclusivity(unchecked) var elements: ContiguousArray<Element>
 
     init(elements: ContiguousArray<Element>) {
         self.children = []
