@@ -1,3 +1,5 @@
+import Foundation
+
 /// Appends the primitive encodings the record and schema codecs use:
 /// LEB128 varints (zigzag for signed), little-endian fixed widths (through
 /// the log's `appendLittleEndian`), and length-prefixed byte strings.
@@ -28,7 +30,14 @@ struct ByteWriter {
         bytes.append(contentsOf: data)
     }
 
-    mutating func string(_ s: String) { raw(Array(s.utf8)) }
+    /// A length-prefixed UTF-8 string, copied from the string's own storage.
+    mutating func string(_ s: String) {
+        var s = s
+        s.withUTF8 { utf8 in
+            varint(utf8.count)
+            bytes.append(contentsOf: utf8)
+        }
+    }
 }
 
 /// Why a payload could not be decoded, with the byte offset in the payload.
@@ -120,12 +129,23 @@ struct ByteReader {
         return bytes[offset..<offset + Int(n)]
     }
 
+    /// A length-prefixed string that must be valid UTF-8.
+    ///
+    /// Decoded with `String(decoding:as:)`, whose contiguous-UTF-8 path is
+    /// specialised (the generic `String(validating:as:)` looks up metadata
+    /// at run time, which showed in replay profiles); a repair of invalid
+    /// input changes the bytes, so comparing them back is the validation.
     mutating func string() throws(DecodingFailure) -> String {
         let start = offset
         let slice = try raw()
-        guard let s = String(validating: slice, as: UTF8.self) else {
-            throw DecodingFailure(offset: start, reason: "string is not valid UTF-8")
+        let valid: String? = slice.withUnsafeBufferPointer { input in
+            var s = String(decoding: input, as: UTF8.self)
+            let same = s.withUTF8 { output in
+                output.count == input.count && (input.isEmpty || memcmp(output.baseAddress!, input.baseAddress!, input.count) == 0)
+            }
+            return same ? s : nil
         }
-        return s
+        guard let valid else { throw DecodingFailure(offset: start, reason: "string is not valid UTF-8") }
+        return valid
     }
 }

@@ -83,13 +83,30 @@ enum ChangeRecordCodec {
     /// Decodes a payload into a record for `baseVersion`, checking that every
     /// table, property and value fits `schema`.
     static func decode(_ bytes: [UInt8], baseVersion: UInt64, schema: Schema) throws(DecodingFailure) -> ChangeRecord {
+        var ops: [ChangeOp] = []
+        try forEachOp(in: bytes, schema: schema, reserve: { ops.reserveCapacity($0) }) { op in
+            ops.append(op)
+            return true
+        }
+        return ChangeRecord(baseVersion: baseVersion, ops: ops)
+    }
+
+    /// Decodes a payload op by op, handing each op to `body` as soon as it
+    /// is decoded, so that replay applies a record without holding all of
+    /// its ops at once. `body` returns `false` to stop early (the rest is
+    /// then neither decoded nor checked).
+    ///
+    /// - Parameter reserve: called first with an upper bound of the op count.
+    static func forEachOp(
+        in bytes: [UInt8], schema: Schema, reserve: (Int) -> Void = { _ in }, _ body: (ChangeOp) -> Bool
+    ) throws(DecodingFailure) {
         var r = ByteReader(bytes)
         let count = try r.count("op count")
-        var ops: [ChangeOp] = []
-        ops.reserveCapacity(min(count, bytes.count))
-        for _ in 0..<count { ops.append(try decodeOp(&r, schema)) }
+        reserve(min(count, bytes.count))
+        for _ in 0..<count {
+            guard body(try decodeOp(&r, schema)) else { return }
+        }
         guard r.isAtEnd else { throw r.fail("\(bytes.count - r.offset) bytes left after \(count) ops") }
-        return ChangeRecord(baseVersion: baseVersion, ops: ops)
     }
 
     private static func decodeOp(_ r: inout ByteReader, _ schema: Schema) throws(DecodingFailure) -> ChangeOp {

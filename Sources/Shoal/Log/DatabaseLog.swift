@@ -254,14 +254,18 @@ final class DatabaseLog: @unchecked Sendable {
         }
         switch record.type {
         case .transaction:
-            let change: ChangeRecord
-            do { change = try ChangeRecordCodec.decode(record.payload, baseVersion: state.version, schema: state.schema) } catch {
+            // Decoded and applied op by op: a large record is never held as ops.
+            var batch = BatchApplier(state)
+            var problem: String?
+            do {
+                try ChangeRecordCodec.forEachOp(in: record.payload, schema: state.schema) { op in
+                    problem = batch.apply(op)
+                    return problem == nil
+                }
+            } catch {
                 throw corrupt(error.description)
             }
-            var batch = BatchApplier(state)
-            for op in change.ops {
-                if let problem = batch.apply(op) { throw corrupt(problem) }
-            }
+            if let problem { throw corrupt(problem) }
             if let problem = batch.finish() { throw corrupt(problem) }
             state = batch.snapshot
             state.version = record.version

@@ -59,9 +59,10 @@ enum SnapshotCodec {
         return w.bytes
     }
 
-    /// Rebuilds a snapshot. Objects are inserted with their links unset, then
-    /// links and collections are set, so links may point anywhere; every op
-    /// is checked against the state before it is applied.
+    /// Rebuilds a snapshot. Objects are inserted with the links that point
+    /// back (into tables already read, or to earlier objects of their own);
+    /// then the other links and the collections are set, so links may point
+    /// anywhere. Every op is checked against the state before it is applied.
     static func decode(_ bytes: [UInt8]) throws(DecodingFailure) -> Snapshot {
         var r = ByteReader(bytes)
         let version = try r.varint()
@@ -81,7 +82,7 @@ enum SnapshotCodec {
                 let keyRaw = try r.varint()
                 guard keyRaw < UInt64(slotCount), Int64(keyRaw) > previous else { throw r.fail("object key \(keyRaw) out of order or range") }
                 let key = ObjectKey(Int64(keyRaw))
-                while batch.snapshot.tables[t.index].nextKey < key {
+                while batch.nextKey(t) < key {
                     batch.appendDeadSlot(t)
                 }
                 previous = Int64(keyRaw)
@@ -93,7 +94,10 @@ enum SnapshotCodec {
                     guard property.collection == .none ? schema.accepts(v, for: property) : v.isNull else {
                         throw DecodingFailure(offset: start, reason: "value \(v) does not fit '\(os.className).\(property.name)'")
                     }
-                    if v.linkValue != nil {
+                    // A link into a table already read, or to an earlier
+                    // object of this one, is part of the insert; others wait
+                    // until every object exists.
+                    if let link = v.linkValue, link.table.index > t.index || (link.table == t && link.key >= key) {
                         deferred.append(.set(t, key, property: p, v))
                         values.append(.null)
                     } else {
@@ -129,7 +133,7 @@ enum SnapshotCodec {
                 // Links are set below, once every object exists.
                 if let problem = batch.apply(.insert(t, key, values)) { throw r.fail(problem) }
             }
-            while batch.snapshot.tables[t.index].nextKey.slot < slotCount {
+            while batch.nextKey(t).slot < slotCount {
                 batch.appendDeadSlot(t)
             }
         }

@@ -68,6 +68,21 @@ struct PersistentVector<Element>: RandomAccessCollection {
         count += 1
     }
 
+    /// Appends every element of `elements`, a leaf at a time: the bulk form
+    /// of ``append(_:)`` that replay and snapshot loading use.
+    mutating func append<C: Collection>(contentsOf elements: C) where C.Element == Element {
+        var i = elements.startIndex
+        while i != elements.endIndex {
+            if tail.count == Self.width { pushTail() }
+            if tail.isEmpty { tail.reserveCapacity(Self.width) }
+            let end = elements.index(i, offsetBy: Self.width - tail.count, limitedBy: elements.endIndex) ?? elements.endIndex
+            let before = tail.count
+            tail.append(contentsOf: elements[i..<end])
+            count += tail.count - before
+            i = end
+        }
+    }
+
     /// Moves the full tail into the trie as its last leaf.
     private mutating func pushTail() {
         let leaf = VectorNode(elements: tail)

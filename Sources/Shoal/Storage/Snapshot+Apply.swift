@@ -33,10 +33,7 @@ extension Snapshot {
             precondition(k == tables[ti].nextKey, "insert of \(k) into \(className) whose next key is \(tables[ti].nextKey)")
             precondition(values.count == tables[ti].scalars.count, "insert into \(className) with \(values.count) values for \(tables[ti].scalars.count) properties")
             for (p, v) in values.enumerated() { tables[ti].scalars[p].append(v) }
-            tables[ti].appendEmptyCollections()
-            tables[ti].alive.append(true)
-            tables[ti].backlinks.append([])
-            tables[ti].count += 1
+            tables[ti].appendSlots(1, alive: true)
             for (p, v) in values.enumerated() {
                 if indexing { addToIndex(t, k, p, v) }
                 if case .link(let link) = v { addBacklink(link, Backlink(origin: t, property: p, key: k)) }
@@ -121,6 +118,20 @@ extension Snapshot {
         }
     }
 
+    /// Applies a run of inserts into table `t` with their index entries
+    /// deferred, as `apply(.insert(t, k, values), indexing: false)` for
+    /// each object in key order would, but a column at a time: object `i`
+    /// of the run gets key `nextKey + i` and the values `columns[p][i]`,
+    /// and `links` are the backlinks its links make, in the order to make
+    /// them. The bulk path of ``BatchApplier``, which has checked the run.
+    mutating func appendObjects(_ t: TableKey, columns: [ContiguousArray<Value>], links: [(target: Link, backlink: Backlink)]) {
+        let ti = t.index
+        precondition(columns.count == tables[ti].scalars.count, "insert into \(schema.objectSchema[ti].className) with \(columns.count) columns for \(tables[ti].scalars.count) properties")
+        for p in columns.indices { tables[ti].scalars[p].append(contentsOf: columns[p]) }
+        tables[ti].appendSlots(columns.first?.count ?? 0, alive: true)
+        for (target, backlink) in links { addBacklink(target, backlink) }
+    }
+
     /// The elements (map values for a map) of a collection property; empty for other properties.
     func collectionElements(_ t: TableKey, _ k: ObjectKey, _ p: Int) -> [Value] {
         let table = tables[t.index]
@@ -150,7 +161,9 @@ extension Snapshot {
     }
 
     private mutating func addBacklink(_ target: Link, _ backlink: Backlink) {
-        precondition(tables[target.table.index].isAlive(target.key), "link to \(target), which is not a live object")
+        // (Checked outside `precondition`, whose autoclosure would copy the table.)
+        let isLive = isAlive(target.table, target.key)
+        precondition(isLive, "link to \(target), which is not a live object")
         tables[target.table.index].backlinks.modify(target.key.slot) { $0.append(backlink) }
     }
 

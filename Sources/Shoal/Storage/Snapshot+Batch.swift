@@ -4,59 +4,144 @@
 /// when the batch finishes, or earlier, just before an op that needs the
 /// indexes of their table (a delete, a set of a primary key).
 ///
-/// Every op is validated with ``Snapshot/problem(applying:checkingPrimaryKey:)``
-/// and applied with ``Snapshot/apply(_:indexing:)``, the code path of a live
-/// commit; the only difference is when index entries are made. A duplicate
-/// primary key is found when the batch is indexed. Either way the result is
-/// the snapshot a live commit of the same ops would make.
+/// Consecutive inserts into one table form a run, applied together a
+/// column at a time by ``Snapshot/appendObjects(_:columns:links:)``: sets
+/// of the run's objects' other properties are folded into their queued
+/// values (a live write inserts an object, then sets its links), and the
+/// backlinks are queued in the order single ops would make them. The run is
+/// applied when an op of another kind, table or object comes, when it is
+/// long, or when the batch finishes. Every op is validated first with
+/// ``Snapshot/problem(applying:checkingPrimaryKey:pending:)``, and ops
+/// outside runs are applied with ``Snapshot/apply(_:indexing:)``, the code
+/// path of a live commit. A duplicate primary key is found when the batch is
+/// indexed. Either way the result is the snapshot a live commit of the same
+/// ops would make (`BatchApplierTests` checks this on random workloads).
 struct BatchApplier {
-    /// The state so far; its indexes are complete only after ``finish()``.
+    /// The state so far: complete only after ``finish()``, which applies
+    /// the pending run and the deferred index entries.
     private(set) var snapshot: Snapshot
     /// Per table index: the first slot not yet in the indexes, if any is.
     private var unindexedFrom: [Int: Int] = [:]
+    /// Checked inserts not applied yet.
+    private var run: InsertRun?
+    /// Per table index: its indexes, being extended on other threads.
+    private var background: [Int: BackgroundIndexing] = [:]
+
+    /// Inserts into one table, checked and queued: object `i` of the run
+    /// has key `pending.keys.lowerBound + i` and values `columns[p][i]`.
+    private struct InsertRun {
+        var pending: PendingInserts
+        var columns: [ContiguousArray<Value>]
+        /// The backlinks the run's links make, in op order.
+        var links: [(target: Link, backlink: Backlink)] = []
+    }
+
+    /// The longest run applied at once: long enough to fill leaves, short
+    /// enough that the run's columns stay in cache.
+    static let maximumRun = 4096
+
+    /// How many objects of one table wait to be indexed before they are
+    /// indexed on other threads while the batch goes on: a record this
+    /// large (a bulk insert, a loaded snapshot) is worth the hand-off.
+    static let backgroundIndexingThreshold = 16_384
 
     init(_ snapshot: Snapshot) {
         self.snapshot = snapshot
     }
 
-    /// Validates and applies one op.
+    /// Validates and applies (or queues) one op.
     ///
     /// - Returns: why the op cannot be applied (nothing is applied then, and
     ///   the batch must be abandoned), or `nil`.
     mutating func apply(_ op: ChangeOp) -> String? {
         let t = op.target.table
         guard t.index < snapshot.tables.count else { return "table \(t) does not exist" }
-        if case .insert = op {
-            if let problem = snapshot.problem(applying: op, checkingPrimaryKey: false) { return problem }
-            // (No local copy of the table: it would share the columns' nodes
-            // and make the insert below copy them.)
-            if unindexedFrom[t.index] == nil,
-                snapshot.tables[t.index].primaryIndex != nil || !snapshot.tables[t.index].secondaryIndexes.isEmpty
-            {
-                unindexedFrom[t.index] = op.target.key.slot
-            }
-            snapshot.apply(op, indexing: false)
-            return nil
-        }
         switch op {
+        case .insert(_, let k, let values):
+            if run?.pending.table != t || run!.pending.keys.count == Self.maximumRun { applyRun() }
+            if let problem = snapshot.problem(applying: op, checkingPrimaryKey: false, pending: run?.pending) { return problem }
+            if run == nil {
+                if unindexedFrom[t.index] == nil, background[t.index] != nil
+                    || snapshot.tables[t.index].primaryIndex != nil || !snapshot.tables[t.index].secondaryIndexes.isEmpty
+                {
+                    unindexedFrom[t.index] = k.slot
+                }
+                var columns = [ContiguousArray<Value>](repeating: [], count: values.count)
+                for p in columns.indices { columns[p].reserveCapacity(Self.maximumRun) }
+                run = InsertRun(pending: PendingInserts(table: t, keys: k.rawValue..<k.rawValue), columns: columns)
+            }
+            for (p, v) in values.enumerated() {
+                run!.columns[p].append(v)
+                if case .link(let link) = v { run!.links.append((link, Backlink(origin: t, property: p, key: k))) }
+            }
+            run!.pending.keys = run!.pending.keys.lowerBound..<k.rawValue + 1
+            return nil
+        case .set(_, let k, let p, let v)
+        where run?.pending.contains(t, k) == true && !snapshot.schema.objectSchema[t.index].properties[p].isPrimary:
+            if let problem = snapshot.problem(applying: op, pending: run?.pending) { return problem }
+            let i = Int(k.rawValue - run!.pending.keys.lowerBound)
+            let old = run!.columns[p][i]
+            if case .link(let link) = old, let j = run!.links.firstIndex(where: { $0 == (link, Backlink(origin: t, property: p, key: k)) }) {
+                run!.links.remove(at: j)
+            }
+            if case .link(let link) = v { run!.links.append((link, Backlink(origin: t, property: p, key: k))) }
+            run!.columns[p][i] = v
+            return nil
         case .delete:
+            applyRun()
             if let problem = indexPending(t.index) { return problem }
         case .set(_, _, let p, _) where snapshot.schema.objectSchema[t.index].properties[p].isPrimary:
             // Checking a new primary key needs every key indexed. A set of a
             // secondary-indexed property does not: its index entry is made
             // now, and made again (idempotently) when the object is indexed.
+            applyRun()
             if let problem = indexPending(t.index) { return problem }
         default:
-            break
+            applyRun()
+            // Any other op may read or change the indexes: they must be home.
+            if let problem = joinBackground(t.index) { return problem }
         }
         if let problem = snapshot.problem(applying: op) { return problem }
         snapshot.apply(op)
         return nil
     }
 
+    /// The key the next insert into `t` must have, counting the pending run.
+    func nextKey(_ t: TableKey) -> ObjectKey {
+        run?.pending.table == t ? ObjectKey(run!.pending.keys.upperBound) : snapshot.tables[t.index].nextKey
+    }
+
+    /// Applies the pending run of inserts, if any.
+    private mutating func applyRun() {
+        guard let pending = run else { return }
+        run = nil
+        let t = pending.pending.table.index
+        snapshot.appendObjects(pending.pending.table, columns: pending.columns, links: pending.links)
+        let end = snapshot.tables[t].nextKey.slot
+        if let start = unindexedFrom[t], end - start >= Self.backgroundIndexingThreshold {
+            let job = background[t] ?? BackgroundIndexing(snapshot.tables[t].takeIndexes(schema: snapshot.schema.objectSchema[t]),
+                className: snapshot.schema.objectSchema[t].className)
+            background[t] = job
+            job.add(start..<end, alive: snapshot.tables[t].alive, columns: snapshot.tables[t].scalars)
+            unindexedFrom[t] = nil
+        }
+    }
+
+    /// Waits for the indexes of table `t` being built on other threads, if
+    /// any, and puts them back.
+    ///
+    /// - Returns: the first duplicate primary key they found, or `nil`.
+    private mutating func joinBackground(_ t: Int) -> String? {
+        guard let job = background.removeValue(forKey: t) else { return nil }
+        let (builds, problem) = job.finish()
+        snapshot.tables[t].restoreIndexes(builds)
+        return problem
+    }
+
     /// Appends an empty, dead slot to a table (restoring a snapshot or
     /// migrating, so that object keys keep their slots).
     mutating func appendDeadSlot(_ t: TableKey) {
+        applyRun()
         snapshot.tables[t.index].appendDeadSlot()
     }
 
@@ -65,13 +150,17 @@ struct BatchApplier {
     /// - Returns: why the batch cannot be completed (a duplicate primary
     ///   key; the batch must be abandoned), or `nil`.
     mutating func finish() -> String? {
-        for t in unindexedFrom.keys.sorted() {
+        applyRun()
+        for t in Set(unindexedFrom.keys).union(background.keys).sorted() {
             if let problem = indexPending(t) { return problem }
         }
         return nil
     }
 
+    /// Completes the indexes of table `t`: those built on other threads,
+    /// then the objects not handed to them.
     private mutating func indexPending(_ t: Int) -> String? {
+        if let problem = joinBackground(t) { return problem }
         guard let start = unindexedFrom.removeValue(forKey: t) else { return nil }
         return snapshot.tables[t].indexSlots(from: start, schema: snapshot.schema.objectSchema[t])
     }

@@ -1,3 +1,12 @@
+/// Objects that a ``BatchApplier`` has checked and queued but not applied
+/// yet: the next keys of one table. Checks count them as live.
+struct PendingInserts {
+    var table: TableKey
+    var keys: Range<Int64>
+
+    func contains(_ t: TableKey, _ k: ObjectKey) -> Bool { t == table && keys.contains(k.rawValue) }
+}
+
 extension Snapshot {
     /// Why `op` cannot be applied to this snapshot, or `nil` when it can.
     ///
@@ -8,17 +17,20 @@ extension Snapshot {
     ///
     /// With `checkingPrimaryKey` false an insert's primary key is not looked
     /// up: a ``BatchApplier`` finds duplicates when it indexes the batch.
-    func problem(applying op: ChangeOp, checkingPrimaryKey: Bool = true) -> String? {
+    /// `pending` objects count as live, and an insert into their table must
+    /// take the key after them.
+    func problem(applying op: ChangeOp, checkingPrimaryKey: Bool = true, pending: PendingInserts? = nil) -> String? {
         let (t, k) = op.target
         guard t.index < tables.count else { return "table \(t) does not exist" }
         func linkProblem(_ v: Value) -> String? {
             guard let l = v.linkValue else { return nil }
+            if pending?.contains(l.table, l.key) == true { return nil }
             guard l.table.index < tables.count, isAlive(l.table, l.key) else { return "link to \(l), which is not a live object" }
             return nil
         }
         if case .insert(_, _, let values) = op {
             // The fast path of replay: no copies of the table or its schema.
-            let nextKey = tables[t.index].nextKey
+            let nextKey = pending?.table == t ? ObjectKey(pending!.keys.upperBound) : tables[t.index].nextKey
             guard k == nextKey else { return "insert of \(schema[t].className) \(k), but the next key is \(nextKey)" }
             guard values.count == tables[t.index].scalars.count else { return "insert of \(schema[t].className) with \(values.count) values" }
             if checkingPrimaryKey, let pk = schema.objectSchema[t.index].primaryKeyIndex, object(t, primaryKey: values[pk]) != nil {
@@ -32,7 +44,7 @@ extension Snapshot {
         // (No local copies of the table or its schema: this runs for every
         // replayed op, and a copy costs a retain per column.)
         var className: String { schema.objectSchema[t.index].className }
-        guard tables[t.index].isAlive(k) else { return "\(className) \(k) is not a live object" }
+        guard tables[t.index].isAlive(k) || pending?.contains(t, k) == true else { return "\(className) \(k) is not a live object" }
         switch op {
         case .insert: return nil
         case .delete:

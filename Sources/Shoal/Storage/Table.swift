@@ -77,31 +77,33 @@ extension Table {
     /// keys keep their slots.
     mutating func appendDeadSlot() {
         for p in 0..<scalars.count { scalars[p].append(.null) }
-        appendEmptyCollections()
-        alive.append(false)
-        backlinks.append([])
+        appendSlots(1, alive: false)
     }
 
-    /// Appends an empty list, set or map to every collection column: the
-    /// collections of a new slot.
-    mutating func appendEmptyCollections() {
+    /// Appends `n` slots after their single values were appended to
+    /// `scalars`: empty collections, no backlinks, alive or not (the live
+    /// ones counted). Links and index entries are the caller's.
+    mutating func appendSlots(_ n: Int, alive isAlive: Bool) {
         // Walks indices rather than `keys` or `values.indices`, which would
         // share the dictionaries' storage and make each append copy it.
         var i = lists.values.startIndex
         while i != lists.values.endIndex {
-            lists.values[i].append([])
+            lists.values[i].append(contentsOf: repeatElement([], count: n))
             lists.values.formIndex(after: &i)
         }
         var j = sets.values.startIndex
         while j != sets.values.endIndex {
-            sets.values[j].append([])
+            sets.values[j].append(contentsOf: repeatElement([], count: n))
             sets.values.formIndex(after: &j)
         }
         var k = maps.values.startIndex
         while k != maps.values.endIndex {
-            maps.values[k].append([:])
+            maps.values[k].append(contentsOf: repeatElement([:], count: n))
             maps.values.formIndex(after: &k)
         }
+        alive.append(contentsOf: repeatElement(isAlive, count: n))
+        backlinks.append(contentsOf: repeatElement([], count: n))
+        if isAlive { count += n }
     }
 }
 
@@ -127,15 +129,7 @@ extension Table {
             return keys
         }()
 
-        // Move the indexes out, so that each is uniquely referenced where it grows.
-        var builds: [IndexBuild] = []
-        if let pk = schema.primaryKeyIndex, let index = primaryIndex {
-            builds.append(.primary(index, property: pk))
-            primaryIndex = nil
-        }
-        for p in secondaryIndexes.keys.sorted() {
-            builds.append(.secondary(secondaryIndexes.removeValue(forKey: p)!, property: p))
-        }
+        var builds = takeIndexes(schema: schema)
         let built: [(IndexBuild, String?)]
         if builds.count > 1 && keys.count >= Self.parallelIndexingThreshold {
             let columns = scalars
@@ -157,13 +151,32 @@ extension Table {
                 return (builds[i], problem)
             }
         }
-        for (build, _) in built {
+        restoreIndexes(built.map(\.0))
+        return built.lazy.compactMap(\.1).first
+    }
+
+    /// Moves the indexes out of the table, so that each is uniquely
+    /// referenced where it grows; ``restoreIndexes(_:)`` puts them back.
+    mutating func takeIndexes(schema: ObjectSchema) -> [IndexBuild] {
+        var builds: [IndexBuild] = []
+        if let pk = schema.primaryKeyIndex, let index = primaryIndex {
+            builds.append(.primary(index, property: pk))
+            primaryIndex = nil
+        }
+        for p in secondaryIndexes.keys.sorted() {
+            builds.append(.secondary(secondaryIndexes.removeValue(forKey: p)!, property: p))
+        }
+        return builds
+    }
+
+    /// Puts back the indexes ``takeIndexes(schema:)`` took.
+    mutating func restoreIndexes(_ builds: [IndexBuild]) {
+        for build in builds {
             switch build {
             case .primary(let index, _): primaryIndex = index
             case .secondary(let index, let p): secondaryIndexes[p] = index
             }
         }
-        return built.lazy.compactMap(\.1).first
     }
 
     /// The batch size from which ``indexSlots(from:schema:)`` builds several
@@ -171,8 +184,9 @@ extension Table {
     static let parallelIndexingThreshold = 10_000
 }
 
-/// One index being extended by ``Table/indexSlots(from:schema:)``.
-private enum IndexBuild: Sendable {
+/// One index being extended, out of its table, by
+/// ``Table/indexSlots(from:schema:)`` or ``BackgroundIndexing``.
+enum IndexBuild: Sendable {
     case primary(TreeDictionary<Value, ObjectKey>, property: Int)
     case secondary(TreeDictionary<Value, TreeSet<ObjectKey>>, property: Int)
 
@@ -203,13 +217,57 @@ private enum IndexBuild: Sendable {
             var groups: [Value: [ObjectKey]] = [:]
             for key in keys { groups[columns[p][key.slot], default: []].append(key) }
             for (value, members) in groups {
-                if index[value] == nil {
-                    index[value] = TreeSet(members)
-                } else {
-                    index[value]!.formUnion(members)
-                }
+                // Taken out, so that the bucket is uniquely referenced and
+                // grows in place (`formUnion` would build a new set, copying
+                // a path of nodes per member).
+                var bucket = index.removeValue(forKey: value) ?? []
+                for key in members { bucket.insert(key) }
+                index[value] = bucket
             }
             return nil
         }
+    }
+}
+
+/// The indexes of one table, extended on other threads (one serial queue
+/// per index) while a ``BatchApplier`` goes on decoding and applying: the
+/// objects of a large replayed record are indexed as they arrive instead of
+/// all at the end. The table has no indexes until ``finish()`` hands them
+/// back, so the batch must call it before any op that reads or changes them.
+final class BackgroundIndexing: Sendable {
+    private let className: String
+    private let builds: [Locked<(build: IndexBuild, problem: String?)>]
+    private let queues: [DispatchQueue]
+    private let group = DispatchGroup()
+
+    init(_ builds: [IndexBuild], className: String) {
+        self.className = className
+        self.builds = builds.map { Locked(($0, nil)) }
+        self.queues = builds.indices.map { DispatchQueue(label: "shoal.index.\(className).\($0)") }
+    }
+
+    /// Queues the live objects among `slots`, read from `alive` and `columns`.
+    func add(_ slots: Range<Int>, alive: PersistentVector<Bool>, columns: [PersistentVector<Value>]) {
+        let keys = Locked<[ObjectKey]?>(nil)
+        for (queue, box) in zip(queues, builds) {
+            queue.async(group: group) { [className] in
+                let keys = keys.withLock { keys in
+                    if keys == nil { keys = slots.filter { alive[$0] }.map { ObjectKey(Int64($0)) } }
+                    return keys!
+                }
+                box.withLock { state in
+                    guard state.problem == nil else { return }
+                    state.problem = state.build.add(keys, columns: columns, className: className)
+                }
+            }
+        }
+    }
+
+    /// Waits for the queued work and returns the indexes, and the first
+    /// duplicate primary key found, if any.
+    func finish() -> (builds: [IndexBuild], problem: String?) {
+        group.wait()
+        let states = builds.map { $0.withLock { $0 } }
+        return (states.map(\.build), states.lazy.compactMap(\.problem).first)
     }
 }

@@ -193,4 +193,105 @@ import Testing
         let problem = duplicate.finish()
         #expect(problem?.contains("share the primary key 17") == true, "\(String(describing: problem))")
     }
+
+    @Test("a large record of inserts, sets folded into them, and ops that need the indexes mid-way gives the live snapshot")
+    func runsAndBackgroundIndexing() throws {
+        let schema = try makeRealm().instance.schema
+        let dogs = try #require(schema.tableByName["Dog"])
+        let people = try #require(schema.tableByName["Person"])
+        let dogPK = try #require(schema[dogs].primaryKeyIndex)
+        let personPK = try #require(schema[people].primaryKeyIndex)
+        let age = try #require(schema[dogs].indexByName["age"])
+        let owner = try #require(schema[dogs].indexByName["owner"])
+        let name = try #require(schema[dogs].indexByName["name"])
+        var dogValues = ClassRegistry.info(for: Dog.self).defaults
+        var personValues = ClassRegistry.info(for: Person.self).defaults
+        func person(_ i: Int) -> Link { Link(table: people, key: ObjectKey(Int64(i))) }
+
+        var ops: [ChangeOp] = []
+        for i in 0..<100 {
+            personValues[personPK] = .int(Int64(i))
+            ops.append(.insert(people, ObjectKey(Int64(i)), personValues))
+        }
+        let count = BatchApplier.backgroundIndexingThreshold * 3
+        for i in 0..<count {
+            let key = ObjectKey(Int64(i))
+            dogValues[dogPK] = .int(Int64(i))
+            dogValues[age] = .int(Int64(i % 16))
+            ops.append(.insert(dogs, key, dogValues))
+            // As a live write makes them: the links, then other properties.
+            ops.append(.set(dogs, key, property: owner, .link(person(i % 100))))
+            if i % 7 == 0 { ops.append(.set(dogs, key, property: owner, .link(person((i + 1) % 100)))) }
+            if i % 11 == 0 { ops.append(.set(dogs, key, property: age, .int(99))) }
+            if i % 13 == 0 { ops.append(.set(dogs, key, property: owner, .null)) }
+            // Ops on objects already applied (and perhaps handed to the
+            // background indexes): they need the indexes home.
+            if i == count / 2 {
+                ops.append(.set(dogs, ObjectKey(5), property: age, .int(42)))
+                ops.append(.set(dogs, ObjectKey(6), property: name, .string("six")))
+                ops.append(.set(dogs, ObjectKey(8), property: owner, .null))
+                ops.append(.delete(dogs, ObjectKey(8)))
+                ops.append(.set(dogs, ObjectKey(9), property: dogPK, .int(Int64(count + 9))))
+            }
+        }
+        var live = Snapshot(schema: schema)
+        for op in ops {
+            #expect(live.problem(applying: op) == nil)
+            live.apply(op)
+        }
+
+        var batch = BatchApplier(Snapshot(schema: schema))
+        for (i, op) in ops.enumerated() {
+            let problem = batch.apply(op)
+            #expect(problem == nil, "op \(i): \(op)")
+        }
+        let finished = batch.finish()
+        #expect(finished == nil)
+        #expect(batch.snapshot.hasSameContents(as: live))
+        #expect(batch.snapshot.invariantViolation() == nil)
+        #expect(batch.snapshot.object(dogs, primaryKey: .int(Int64(count + 9))) == ObjectKey(9))
+    }
+
+    @Test("a run's checks: keys in order, links only to live or earlier queued objects, duplicates found in the background")
+    func runChecks() throws {
+        let schema = try makeRealm().instance.schema
+        let dogs = try #require(schema.tableByName["Dog"])
+        let dogPK = try #require(schema[dogs].primaryKeyIndex)
+        let owner = try #require(schema[dogs].indexByName["owner"])
+        var values = ClassRegistry.info(for: Dog.self).defaults
+        func dog(_ id: Int) -> [Value] {
+            values[dogPK] = .int(Int64(id))
+            return values
+        }
+
+        var batch = BatchApplier(Snapshot(schema: schema))
+        #expect(batch.apply(.insert(dogs, ObjectKey(0), dog(0))) == nil)
+        #expect(batch.apply(.insert(dogs, ObjectKey(2), dog(2)))?.contains("next key is key#1") == true)
+        let nobody = Link(table: try #require(schema.tableByName["Person"]), key: ObjectKey(0))
+        #expect(batch.apply(.set(dogs, ObjectKey(0), property: owner, .link(nobody)))?.contains("not a live object") == true)
+        #expect(batch.apply(.set(dogs, ObjectKey(3), property: owner, .null))?.contains("not a live object") == true)
+
+        // A queued object is live for the ops after it: a set of its
+        // properties is folded into the run, a link to it checks out.
+        var links = BatchApplier(Snapshot(schema: schema))
+        let people = try #require(schema.tableByName["Person"])
+        var person = ClassRegistry.info(for: Person.self).defaults
+        person[try #require(schema[people].primaryKeyIndex)] = .int(1)
+        #expect(links.apply(.insert(people, ObjectKey(0), person)) == nil)
+        #expect(links.apply(.insert(dogs, ObjectKey(0), dog(0))) == nil)
+        #expect(links.apply(.set(dogs, ObjectKey(0), property: owner, .link(Link(table: people, key: ObjectKey(0))))) == nil)
+        #expect(links.apply(.insert(dogs, ObjectKey(1), dog(1))) == nil)
+        let problem = links.finish()
+        #expect(problem == nil)
+        #expect(links.snapshot.tables[dogs.index].count == 2)
+        #expect(links.snapshot.value(dogs, ObjectKey(0), owner) == .link(Link(table: people, key: ObjectKey(0))))
+        #expect(links.snapshot.backlinks(people, ObjectKey(0), origin: dogs, property: owner) == [ObjectKey(0)])
+
+        // A duplicate among objects indexed in the background.
+        let count = BatchApplier.backgroundIndexingThreshold * 2
+        var big = BatchApplier(Snapshot(schema: schema))
+        for i in 0..<count { _ = big.apply(.insert(dogs, ObjectKey(Int64(i)), dog(i == count - 10 ? 3 : i))) }
+        let duplicate = big.finish()
+        #expect(duplicate?.contains("share the primary key 3") == true, "\(String(describing: duplicate))")
+    }
 }
