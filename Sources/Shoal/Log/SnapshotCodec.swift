@@ -70,7 +70,10 @@ enum SnapshotCodec {
         let schema = try SchemaCodec.decode(&r)
         var batch = BatchApplier(Snapshot(schema: schema, version: 0, schemaVersion: schemaVersion))
         var deferred: [ChangeOp] = []
+        // Only the objects that have backlinks (most have none); the total
+        // count shows that no other object gained any when links were rebuilt.
         var storedBacklinks: [(TableKey, ObjectKey, [Backlink])] = []
+        var storedBacklinkCount = 0
         for os in schema.objectSchema {
             let t = schema.tableByName[os.className]!
             let slotCount = try r.count("slot count")
@@ -129,7 +132,8 @@ enum SnapshotCodec {
                     guard originKey < UInt64(Int64.max) else { throw r.fail("backlink key out of range") }
                     backlinks.append(Backlink(origin: origin, property: property, key: ObjectKey(Int64(originKey))))
                 }
-                storedBacklinks.append((t, key, backlinks))
+                if !backlinks.isEmpty { storedBacklinks.append((t, key, backlinks)) }
+                storedBacklinkCount += backlinks.count
                 // Links are set below, once every object exists.
                 if let problem = batch.apply(.insert(t, key, values)) { throw r.fail(problem) }
             }
@@ -143,6 +147,15 @@ enum SnapshotCodec {
         }
         if let problem = batch.finish() { throw r.fail(problem) }
         var snapshot = batch.snapshot
+        var rebuiltBacklinkCount = 0
+        for table in snapshot.tables {
+            table.backlinks.forEachChunk { _, chunk in
+                for links in chunk { rebuiltBacklinkCount += links.count }
+            }
+        }
+        guard rebuiltBacklinkCount == storedBacklinkCount else {
+            throw r.fail("the snapshot stores \(storedBacklinkCount) backlinks, but its links make \(rebuiltBacklinkCount)")
+        }
         for (t, key, stored) in storedBacklinks {
             let rebuilt = snapshot.tables[t.index].backlinks[key.slot]
             // Usually equal as they are; otherwise they must hold the same

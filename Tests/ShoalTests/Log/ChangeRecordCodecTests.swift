@@ -112,6 +112,31 @@ import Testing
     }
 }
 
+@Suite struct ByteCodingTests {
+    @Test("strings round-trip byte for byte; invalid UTF-8 is refused with its offset, never repaired")
+    func strings() throws {
+        for text in ["", "Rex", "Ünïcødé 🐕‍🦺", String(repeating: "long string ", count: 40), "e\u{301}"] {
+            var w = ByteWriter()
+            w.string(text)
+            var r = ByteReader(w.bytes)
+            let decoded = try r.string()
+            #expect(Array(decoded.utf8) == Array(text.utf8))
+            #expect(r.isAtEnd)
+        }
+        let invalid: [[UInt8]] = [[0xFF], [0x41, 0xC3], [0xED, 0xA0, 0x80], [0xE2, 0x82, 0x41], [0xF0, 0x9F, 0x90]]
+        for bytes in invalid {
+            var w = ByteWriter()
+            w.byte(7)
+            w.raw(bytes)
+            var r = ByteReader(w.bytes)
+            _ = try r.byte()
+            let error = #expect(throws: DecodingFailure.self) { _ = try r.string() }
+            #expect(error?.reason == "string is not valid UTF-8", "\(bytes)")
+            #expect(error?.offset == 1)
+        }
+    }
+}
+
 @Suite struct SnapshotCodecTests {
     @Test("a snapshot written and read back has the same contents, including deleted slots, links in any direction, and collections")
     func roundTrip() throws {
@@ -139,6 +164,42 @@ import Testing
         snapshot.apply(.insert(dogs, ObjectKey(1), values), indexing: false)
         let error = #expect(throws: DecodingFailure.self) { _ = try SnapshotCodec.decode(SnapshotCodec.encode(snapshot)) }
         #expect(error?.reason.contains("share the primary key") == true)
+    }
+
+    @Test("stored backlinks must hold exactly the links that point at each object; their stored order wins")
+    func storedBacklinks() throws {
+        let realm = try makeRealm()
+        try realm.write {
+            let ann = realm.create(Person.self, value: ["id": 1, "name": "Ann"])
+            let bob = realm.create(Person.self, value: ["id": 2, "name": "Bob"])
+            for id in 0..<3 { realm.create(Dog.self, value: ["id": id, "owner": id == 2 ? bob : ann]) }
+        }
+        let snapshot = realm.instance.coordinator.latest
+        let people = try #require(snapshot.schema.tableByName["Person"])
+        let ann = try #require(snapshot.object(people, primaryKey: .int(1)))
+        let bob = try #require(snapshot.object(people, primaryKey: .int(2)))
+        let annLinks = snapshot.tables[people.index].backlinks[ann.slot]
+        #expect(annLinks.count == 2)
+
+        // Reordered: accepted, in the stored order.
+        var reordered = snapshot
+        reordered.tables[people.index].backlinks[ann.slot] = annLinks.reversed()
+        let restored = try SnapshotCodec.decode(SnapshotCodec.encode(reordered))
+        #expect(restored.tables[people.index].backlinks[ann.slot] == annLinks.reversed())
+
+        // One missing from an object that has others, or all of an object's missing.
+        for damage in [(ann, Array(annLinks.prefix(1))), (bob, [])] {
+            var damaged = snapshot
+            damaged.tables[people.index].backlinks[damage.0.slot] = damage.1
+            let error = #expect(throws: DecodingFailure.self) { _ = try SnapshotCodec.decode(SnapshotCodec.encode(damaged)) }
+            #expect(error?.reason.contains("backlinks") == true, "\(String(describing: error))")
+        }
+        // One stored on an object that no link points at.
+        var extra = snapshot
+        let dogs = try #require(snapshot.schema.tableByName["Dog"])
+        extra.tables[dogs.index].backlinks[0] = [annLinks[0]]
+        let error = #expect(throws: DecodingFailure.self) { _ = try SnapshotCodec.decode(SnapshotCodec.encode(extra)) }
+        #expect(error?.reason.contains("backlinks") == true, "\(String(describing: error))")
     }
 
     @Test("the schema round-trips and a damaged schema is rejected")
