@@ -107,7 +107,7 @@ extension RealmCollection {
             let index = Self.aggregatedProperty(function, name, instance.schema[table])
             values = storedElements().map { element in
                 guard case .link(let link) = element else { return .null }
-                return instance.current.tables[table.index].scalars[index][link.key.slot]
+                return instance.current.value(table, link.key, index)
             }
         } else {
             guard let type = Element.persistedType.objectType, Element.persistedType.collection == .none else {

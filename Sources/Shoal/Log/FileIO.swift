@@ -38,7 +38,8 @@ protocol FileIO: Sendable {
     /// The names in a directory, without `.` and `..`, in no particular order.
     func listDirectory(at path: String) throws(FileIOError) -> [String]
     /// Creates if needed and exclusively locks `path` (`flock(LOCK_EX|LOCK_NB)`);
-    /// fails with `EWOULDBLOCK` if another holder has it. Closing the file unlocks it.
+    /// fails with `EWOULDBLOCK` if another holder keeps it (the POSIX
+    /// implementation waits half a second first). Closing the file unlocks it.
     func lockExclusive(at path: String) throws(FileIOError) -> OpenFile
 }
 

@@ -1,3 +1,4 @@
+internal import Dispatch
 internal import Glibc
 
 /// ``FileIO`` on the real file system through POSIX calls.
@@ -107,16 +108,32 @@ struct PosixFileIO: FileIO {
         return names
     }
 
+    /// Takes the lock, waiting up to ``lockPatience`` while it is held.
+    ///
+    /// A `flock` lock belongs to the open file, and a process this one is
+    /// spawning shares this process's open files from `fork` until `exec`
+    /// closes them (`O_CLOEXEC`): for that moment the child holds every lock
+    /// the parent holds, even one the parent has just released. So a lock
+    /// that is busy is tried again for a short while before the error that
+    /// another process holds it.
     func lockExclusive(at path: String) throws(FileIOError) -> OpenFile {
         let fd = try retryingEINTR(.lock, path) { Glibc.open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644) }
+        let deadline = DispatchTime.now().uptimeNanoseconds + Self.lockPatience
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             if code == EINTR { continue }
+            if code == EWOULDBLOCK && DispatchTime.now().uptimeNanoseconds < deadline {
+                usleep(2_000)
+                continue
+            }
             _ = Glibc.close(fd)
             throw FileIOError(operation: .lock, path: path, errno: code)
         }
         return OpenFile(descriptor: fd, path: path)
     }
+
+    /// How long ``lockExclusive(at:)`` waits for a busy lock, in nanoseconds.
+    static let lockPatience: UInt64 = 500_000_000
 
     private func retryingEINTR(
         _ operation: FileIOError.Operation, _ path: String, _ call: () -> Int32

@@ -53,7 +53,7 @@ struct QueryEvaluator {
             if !multi, case .path(let path) = lhs, path.steps.count == 1, path.root == 0,
                 case .property(let property) = path.steps[0], case .link(let link) = object
             {
-                return matcher.matches(snapshot.tables[property.table.index].scalars[property.index][link.key.slot])
+                return matcher.matches(snapshot.value(property.table, link.key, property.index))
             }
             let values = self.values(of: lhs, object, &variables)
             return Self.quantify(values, multi: multi, modifier) { matcher.matches($0) }
@@ -119,7 +119,7 @@ struct QueryEvaluator {
     /// One stored property of the object `value` links to; `null` for a null link.
     func column(_ property: BoundProperty, of value: Value) -> Value {
         guard case .link(let link) = value else { return .null }
-        return snapshot.tables[property.table.index].scalars[property.index][link.key.slot]
+        return snapshot.value(property.table, link.key, property.index)
     }
 
     private func walk(_ steps: ArraySlice<PathStep>, _ value: Value, _ out: inout [Value]) {

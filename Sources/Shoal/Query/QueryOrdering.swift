@@ -99,7 +99,7 @@ extension OrderingStep {
         var current = element
         for step in path.steps {
             guard case .link(let link) = current else { return nil }
-            current = snapshot.tables[step.table.index].scalars[step.index][link.key.slot]
+            current = snapshot.value(step.table, link.key, step.index)
         }
         return current
     }

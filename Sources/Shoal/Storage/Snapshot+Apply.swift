@@ -30,8 +30,9 @@ extension Snapshot {
         var className: String { schema.objectSchema[ti].className }
         switch op {
         case .insert(_, _, let values):
-            precondition(k == tables[ti].nextKey, "insert of \(k) into \(className) whose next key is \(tables[ti].nextKey)")
-            precondition(values.count == tables[ti].scalars.count, "insert into \(className) with \(values.count) values for \(tables[ti].scalars.count) properties")
+            let (nextKey, columnCount) = withTable(t) { ($0.nextKey, $0.scalars.count) }
+            precondition(k == nextKey, "insert of \(k) into \(className) whose next key is \(nextKey)")
+            precondition(values.count == columnCount, "insert into \(className) with \(values.count) values for \(columnCount) properties")
             for (p, v) in values.enumerated() { tables[ti].scalars[p].append(v) }
             tables[ti].appendSlots(1, alive: true)
             for (p, v) in values.enumerated() {
@@ -40,10 +41,11 @@ extension Snapshot {
             }
 
         case .delete:
-            precondition(tables[ti].isAlive(k), "delete of \(k), which is not a live \(className)")
+            let isLive = isAlive(t, k)
+            precondition(isLive, "delete of \(k), which is not a live \(className)")
             // Outgoing links of the deleted object go with it.
             for p in 0..<tables[ti].scalars.count {
-                let v = tables[ti].scalars[p][k.slot]
+                let v = value(t, k, p)
                 removeFromIndex(t, k, p, v)
                 if let link = v.linkValue { removeBacklink(link, Backlink(origin: t, property: p, key: k)) }
                 if !v.isNull { tables[ti].scalars[p][k.slot] = .null }
@@ -54,12 +56,13 @@ extension Snapshot {
                 if tables[ti].sets[p] != nil { tables[ti].sets[p]![k.slot] = [] }
                 if tables[ti].maps[p] != nil { tables[ti].maps[p]![k.slot] = [:] }
             }
-            precondition(tables[ti].backlinks[k.slot].isEmpty, "delete of \(className) \(k) while links still point at it")
+            let isUnlinked = withTable(t) { $0.backlinks[k.slot].isEmpty }
+            precondition(isUnlinked, "delete of \(className) \(k) while links still point at it")
             tables[ti].alive[k.slot] = false
             tables[ti].count -= 1
 
         case .set(_, _, let p, let v):
-            let old = tables[ti].scalars[p][k.slot]
+            let old = value(t, k, p)
             removeFromIndex(t, k, p, old)
             if let link = old.linkValue { removeBacklink(link, Backlink(origin: t, property: p, key: k)) }
             tables[ti].scalars[p][k.slot] = v
@@ -126,7 +129,8 @@ extension Snapshot {
     /// them. The bulk path of ``BatchApplier``, which has checked the run.
     mutating func appendObjects(_ t: TableKey, columns: [ContiguousArray<Value>], links: [(target: Link, backlink: Backlink)]) {
         let ti = t.index
-        precondition(columns.count == tables[ti].scalars.count, "insert into \(schema.objectSchema[ti].className) with \(columns.count) columns for \(tables[ti].scalars.count) properties")
+        let columnCount = withTable(t) { $0.scalars.count }
+        precondition(columns.count == columnCount, "insert into \(schema.objectSchema[ti].className) with \(columns.count) columns for \(columnCount) properties")
         for p in columns.indices { tables[ti].scalars[p].append(contentsOf: columns[p]) }
         tables[ti].appendSlots(columns.first?.count ?? 0, alive: true)
         for (target, backlink) in links { addBacklink(target, backlink) }
@@ -143,18 +147,20 @@ extension Snapshot {
 
     private mutating func addToIndex(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ v: Value) {
         let ti = t.index
-        if tables[ti].primaryIndex != nil, schema.objectSchema[ti].primaryKeyIndex == p {
+        let (isPrimary, isSecondary) = withTable(t) { ($0.primaryIndex != nil, $0.secondaryIndexes[p] != nil) }
+        if isPrimary, schema.objectSchema[ti].primaryKeyIndex == p {
             tables[ti].primaryIndex![v] = k
-        } else if tables[ti].secondaryIndexes[p] != nil {
+        } else if isSecondary {
             tables[ti].secondaryIndexes[p]![v, default: []].insert(k)
         }
     }
 
     private mutating func removeFromIndex(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ v: Value) {
         let ti = t.index
-        if tables[ti].primaryIndex != nil, schema.objectSchema[ti].primaryKeyIndex == p {
-            if tables[ti].primaryIndex![v] == k { tables[ti].primaryIndex![v] = nil }
-        } else if tables[ti].secondaryIndexes[p] != nil {
+        let (isPrimary, isSecondary) = withTable(t) { ($0.primaryIndex != nil, $0.secondaryIndexes[p] != nil) }
+        if isPrimary, schema.objectSchema[ti].primaryKeyIndex == p {
+            if object(t, primaryKey: v) == k { tables[ti].primaryIndex![v] = nil }
+        } else if isSecondary {
             tables[ti].secondaryIndexes[p]![v]?.remove(k)
             if tables[ti].secondaryIndexes[p]![v]?.isEmpty == true { tables[ti].secondaryIndexes[p]![v] = nil }
         }
@@ -168,7 +174,7 @@ extension Snapshot {
     }
 
     private mutating func removeBacklink(_ target: Link, _ backlink: Backlink) {
-        guard tables[target.table.index].isAlive(target.key) else { return }
+        guard isAlive(target.table, target.key) else { return }
         tables[target.table.index].backlinks.modify(target.key.slot) { links in
             if let i = links.firstIndex(of: backlink) { links.remove(at: i) }
         }

@@ -30,9 +30,10 @@ extension Snapshot {
         }
         if case .insert(_, _, let values) = op {
             // The fast path of replay: no copies of the table or its schema.
-            let nextKey = pending?.table == t ? ObjectKey(pending!.keys.upperBound) : tables[t.index].nextKey
+            let (tableNextKey, columnCount) = withTable(t) { ($0.nextKey, $0.scalars.count) }
+            let nextKey = pending?.table == t ? ObjectKey(pending!.keys.upperBound) : tableNextKey
             guard k == nextKey else { return "insert of \(schema[t].className) \(k), but the next key is \(nextKey)" }
-            guard values.count == tables[t.index].scalars.count else { return "insert of \(schema[t].className) with \(values.count) values" }
+            guard values.count == columnCount else { return "insert of \(schema[t].className) with \(values.count) values" }
             if checkingPrimaryKey, let pk = schema.objectSchema[t.index].primaryKeyIndex, object(t, primaryKey: values[pk]) != nil {
                 return "insert of \(schema[t].className) with duplicate primary key \(values[pk])"
             }
@@ -44,11 +45,11 @@ extension Snapshot {
         // (No local copies of the table or its schema: this runs for every
         // replayed op, and a copy costs a retain per column.)
         var className: String { schema.objectSchema[t.index].className }
-        guard tables[t.index].isAlive(k) || pending?.contains(t, k) == true else { return "\(className) \(k) is not a live object" }
+        guard isAlive(t, k) || pending?.contains(t, k) == true else { return "\(className) \(k) is not a live object" }
         switch op {
         case .insert: return nil
         case .delete:
-            let links = tables[t.index].backlinks[k.slot].count
+            let links = withTable(t) { $0.backlinks[k.slot].count }
             return links == 0 ? nil : "delete of \(className) \(k) while \(links) links still point at it"
         case .set(_, _, let p, let v):
             if schema.objectSchema[t.index].primaryKeyIndex == p, let other = object(t, primaryKey: v), other != k {

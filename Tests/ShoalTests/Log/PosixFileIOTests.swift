@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import Glibc
 import Testing
 
@@ -59,6 +61,29 @@ import Testing
             #expect(error?.errno == EWOULDBLOCK)
             io.close(first)
             io.close(try io.lockExclusive(at: path))
+        }
+    }
+
+    @Test("a busy lock is waited for briefly (a spawning child holds it until exec), then refused")
+    func lockPatience() throws {
+        try Self.withTemporaryDirectory { directory in
+            let path = joinPath(directory, "LOCK")
+            // Released 100 ms later, within the patience: taken.
+            let first = try io.lockExclusive(at: path)
+            let start = DispatchTime.now().uptimeNanoseconds
+            let releaser = Thread {
+                usleep(100_000)
+                PosixFileIO().close(first)
+            }
+            releaser.start()
+            let second = try io.lockExclusive(at: path)
+            #expect(DispatchTime.now().uptimeNanoseconds - start >= 90_000_000)
+            // Kept: refused after the patience, not at once.
+            let refusedAt = DispatchTime.now().uptimeNanoseconds
+            let error = #expect(throws: FileIOError.self) { try io.lockExclusive(at: path) }
+            #expect(error?.errno == EWOULDBLOCK)
+            #expect(DispatchTime.now().uptimeNanoseconds - refusedAt >= PosixFileIO.lockPatience)
+            io.close(second)
         }
     }
 
