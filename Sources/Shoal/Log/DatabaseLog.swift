@@ -4,10 +4,13 @@ import Foundation
 /// most one current snapshot and the log segments after it (PERSISTENCE.md §8).
 ///
 /// Opening recovers the latest state: the newest snapshot that verifies, then
-/// every record after it, decoded with ``ChangeRecordCodec``, checked with
-/// ``Snapshot/problem(applying:)`` and applied with ``Snapshot/applying(_:)``,
-/// the code path a live commit uses. A torn tail is cut off (and kept beside
-/// the segment); damage before the tail refuses to open and names the file,
+/// every record after it, decoded op by op with ``ChangeRecordCodec`` and
+/// handed to a ``BatchApplier``, which checks each op with
+/// ``Snapshot/problem(applying:checkingPrimaryKey:pending:)`` and applies it
+/// through ``Snapshot/apply(_:indexing:)``, the code path of a live commit
+/// (runs of inserts a column at a time, index entries in bulk, on other
+/// threads for a large record). A torn tail is cut off (and kept beside the
+/// segment); damage before the tail refuses to open and names the file,
 /// offset and version.
 final class DatabaseLog: @unchecked Sendable {
     // Safe because: `writer` and `lastSnapshotBytes` are guarded by `state`;

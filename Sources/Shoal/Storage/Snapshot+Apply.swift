@@ -30,7 +30,7 @@ extension Snapshot {
         var className: String { schema.objectSchema[ti].className }
         switch op {
         case .insert(_, _, let values):
-            let (nextKey, columnCount) = withTable(t) { ($0.nextKey, $0.scalars.count) }
+            let (nextKey, columnCount) = withTable(t) { ($0.pointee.nextKey, $0.pointee.scalars.count) }
             precondition(k == nextKey, "insert of \(k) into \(className) whose next key is \(nextKey)")
             precondition(values.count == columnCount, "insert into \(className) with \(values.count) values for \(columnCount) properties")
             for (p, v) in values.enumerated() { tables[ti].scalars[p].append(v) }
@@ -56,7 +56,7 @@ extension Snapshot {
                 if tables[ti].sets[p] != nil { tables[ti].sets[p]![k.slot] = [] }
                 if tables[ti].maps[p] != nil { tables[ti].maps[p]![k.slot] = [:] }
             }
-            let isUnlinked = withTable(t) { $0.backlinks[k.slot].isEmpty }
+            let isUnlinked = withTable(t) { $0.pointee.backlinks[k.slot].isEmpty }
             precondition(isUnlinked, "delete of \(className) \(k) while links still point at it")
             tables[ti].alive[k.slot] = false
             tables[ti].count -= 1
@@ -129,7 +129,7 @@ extension Snapshot {
     /// them. The bulk path of ``BatchApplier``, which has checked the run.
     mutating func appendObjects(_ t: TableKey, columns: [ContiguousArray<Value>], links: [(target: Link, backlink: Backlink)]) {
         let ti = t.index
-        let columnCount = withTable(t) { $0.scalars.count }
+        let columnCount = withTable(t) { $0.pointee.scalars.count }
         precondition(columns.count == columnCount, "insert into \(schema.objectSchema[ti].className) with \(columns.count) columns for \(columnCount) properties")
         for p in columns.indices { tables[ti].scalars[p].append(contentsOf: columns[p]) }
         tables[ti].appendSlots(columns.first?.count ?? 0, alive: true)
@@ -147,7 +147,7 @@ extension Snapshot {
 
     private mutating func addToIndex(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ v: Value) {
         let ti = t.index
-        let (isPrimary, isSecondary) = withTable(t) { ($0.primaryIndex != nil, $0.secondaryIndexes[p] != nil) }
+        let (isPrimary, isSecondary) = withTable(t) { ($0.pointee.primaryIndex != nil, $0.pointee.secondaryIndexes[p] != nil) }
         if isPrimary, schema.objectSchema[ti].primaryKeyIndex == p {
             tables[ti].primaryIndex![v] = k
         } else if isSecondary {
@@ -157,7 +157,7 @@ extension Snapshot {
 
     private mutating func removeFromIndex(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ v: Value) {
         let ti = t.index
-        let (isPrimary, isSecondary) = withTable(t) { ($0.primaryIndex != nil, $0.secondaryIndexes[p] != nil) }
+        let (isPrimary, isSecondary) = withTable(t) { ($0.pointee.primaryIndex != nil, $0.pointee.secondaryIndexes[p] != nil) }
         if isPrimary, schema.objectSchema[ti].primaryKeyIndex == p {
             if object(t, primaryKey: v) == k { tables[ti].primaryIndex![v] = nil }
         } else if isSecondary {

@@ -30,7 +30,7 @@ extension Snapshot {
         }
         if case .insert(_, _, let values) = op {
             // The fast path of replay: no copies of the table or its schema.
-            let (tableNextKey, columnCount) = withTable(t) { ($0.nextKey, $0.scalars.count) }
+            let (tableNextKey, columnCount) = withTable(t) { ($0.pointee.nextKey, $0.pointee.scalars.count) }
             let nextKey = pending?.table == t ? ObjectKey(pending!.keys.upperBound) : tableNextKey
             guard k == nextKey else { return "insert of \(schema[t].className) \(k), but the next key is \(nextKey)" }
             guard values.count == columnCount else { return "insert of \(schema[t].className) with \(values.count) values" }
@@ -49,7 +49,7 @@ extension Snapshot {
         switch op {
         case .insert: return nil
         case .delete:
-            let links = withTable(t) { $0.backlinks[k.slot].count }
+            let links = withTable(t) { $0.pointee.backlinks[k.slot].count }
             return links == 0 ? nil : "delete of \(className) \(k) while \(links) links still point at it"
         case .set(_, _, let p, let v):
             if schema.objectSchema[t.index].primaryKeyIndex == p, let other = object(t, primaryKey: v), other != k {

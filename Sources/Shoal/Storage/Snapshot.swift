@@ -26,41 +26,44 @@ struct Snapshot: Sendable {
     /// Reads table `t` in place. (`tables[t.index].x` copies the whole
     /// `Table` first, a retain and release per column and index, which
     /// showed in profiles of every per-object read.)
+    /// The pointer is valid only inside `body`; read through `pointee`
+    /// (even a borrowed `Table` parameter is copied to call a method on it).
     @inline(__always)
-    func withTable<R>(_ t: TableKey, _ body: (borrowing Table) -> R) -> R {
-        tables.withUnsafeBufferPointer { body($0[t.index]) }
+    func withTable<R>(_ t: TableKey, _ body: (UnsafePointer<Table>) -> R) -> R {
+        tables.withUnsafeBufferPointer { body($0.baseAddress! + t.index) }
     }
 
     /// The value of a single-valued property of a live object.
     func value(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> Value {
-        withTable(table) { $0.scalars[property][key.slot] }
+        withTable(table) { $0.pointee.scalars[property][key.slot] }
     }
 
     func list(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> [Value] {
-        withTable(table) { $0.lists[property]?[key.slot] ?? [] }
+        withTable(table) { $0.pointee.lists[property]?[key.slot] ?? [] }
     }
 
     func set(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> OrderedSetStorage {
-        withTable(table) { $0.sets[property]?[key.slot] ?? [] }
+        withTable(table) { $0.pointee.sets[property]?[key.slot] ?? [] }
     }
 
     func map(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> MapStorage {
-        withTable(table) { $0.maps[property]?[key.slot] ?? [:] }
+        withTable(table) { $0.pointee.maps[property]?[key.slot] ?? [:] }
     }
 
     func isAlive(_ table: TableKey, _ key: ObjectKey) -> Bool {
-        withTable(table) { $0.isAlive(key) }
+        // Field by field: calling `Table.isAlive` on `pointee` copies the table.
+        withTable(table) { key.rawValue >= 0 && key.slot < $0.pointee.alive.count && $0.pointee.alive[key.slot] }
     }
 
     /// The object with primary key `value`, if any.
     func object(_ table: TableKey, primaryKey value: Value) -> ObjectKey? {
-        withTable(table) { $0.primaryIndex?[value] }
+        withTable(table) { $0.pointee.primaryIndex?[value] }
     }
 
     /// The links pointing at an object from `origin`'s `property`, in link order.
     func backlinks(_ table: TableKey, _ key: ObjectKey, origin: TableKey, property: Int) -> [ObjectKey] {
         withTable(table) { table in
-            table.backlinks[key.slot].compactMap { $0.origin == origin && $0.property == property ? $0.key : nil }
+            table.pointee.backlinks[key.slot].compactMap { $0.origin == origin && $0.property == property ? $0.key : nil }
         }
     }
 }

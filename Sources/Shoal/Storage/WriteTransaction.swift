@@ -48,7 +48,7 @@ final class WriteTransaction {
                     context: ["class": schema.className, "property": schema.properties[pk].name, "value": value.displayString])
             }
         }
-        let key = working.withTable(t) { $0.nextKey }
+        let key = working.withTable(t) { $0.pointee.nextKey }
         emit(.insert(t, key, values))
         return key
     }
