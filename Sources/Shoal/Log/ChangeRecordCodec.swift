@@ -103,88 +103,103 @@ enum ChangeRecordCodec {
         var r = ByteReader(bytes)
         let count = try r.count("op count")
         reserve(min(count, bytes.count))
+        let shapes = schema.objectSchema.map { os in
+            os.properties.prefix(os.storedCount).map { PropertyShape(collection: $0.collection, value: ValueShape($0, in: schema)) }
+        }
         for _ in 0..<count {
-            guard body(try decodeOp(&r, schema)) else { return }
+            guard body(try decodeOp(&r, schema, shapes)) else { return }
         }
         guard r.isAtEnd else { throw r.fail("\(bytes.count - r.offset) bytes left after \(count) ops") }
     }
 
-    private static func decodeOp(_ r: inout ByteReader, _ schema: Schema) throws(DecodingFailure) -> ChangeOp {
+    /// A stored property as the decoder checks it (a collection's shape is its elements').
+    private struct PropertyShape {
+        let collection: CollectionKind
+        let value: ValueShape
+    }
+
+    private static func decodeOp(_ r: inout ByteReader, _ schema: Schema, _ shapes: [[PropertyShape]]) throws(DecodingFailure) -> ChangeOp {
         let tagOffset = r.offset
         let tag = try r.byte()
-        let t = TableKey(try r.index(below: schema.objectSchema.count, "table"))
+        let table = try r.index(below: shapes.count, "table")
+        let t = TableKey(table)
         let keyRaw = try r.varint()
         guard keyRaw < UInt64(Int64.max) else { throw r.fail("object key \(keyRaw) out of range") }
         let k = ObjectKey(Int64(keyRaw))
-        let os = schema[t]
-        let stored = os.storedCount
-        func property(_ kinds: Set<CollectionKind>) throws(DecodingFailure) -> Int {
+        let stored = shapes[table].count
+        // Names are looked up only for messages.
+        func describe(_ p: Int) -> String {
+            let property = schema.objectSchema[table].properties[p]
+            return "'\(schema.objectSchema[table].className).\(property.name)' (\(property.typeName))"
+        }
+        func property(_ accepts: (CollectionKind) -> Bool) throws(DecodingFailure) -> Int {
             let start = r.offset
-            let p = try r.index(below: stored, "property of \(os.className)")
-            guard kinds.contains(os.properties[p].collection) else {
-                throw DecodingFailure(offset: start, reason: "op \(tag) does not apply to '\(os.className).\(os.properties[p].name)' (\(os.properties[p].typeName))")
+            let p = try r.index(below: stored, "property of \(schema.objectSchema[table].className)")
+            guard accepts(shapes[table][p].collection) else {
+                throw DecodingFailure(offset: start, reason: "op \(tag) does not apply to \(describe(p))")
             }
             return p
         }
-        func value(for p: Int, element: Bool) throws(DecodingFailure) -> Value {
+        func value(for p: Int) throws(DecodingFailure) -> Value {
             let start = r.offset
             let v = try decodeValue(&r, schema)
-            let property = element ? os.properties[p].elementProperty : os.properties[p]
-            guard schema.accepts(v, for: property) else {
-                throw DecodingFailure(offset: start, reason: "value \(v) does not fit '\(os.className).\(property.name)' (\(property.typeName))")
+            guard shapes[table][p].value.accepts(v) else {
+                throw DecodingFailure(offset: start, reason: "value \(v) does not fit \(describe(p))")
             }
             return v
         }
         switch tag {
         case 1:
             let n = try r.count("value count")
-            guard n == stored else { throw r.fail("insert into \(os.className) has \(n) values for \(stored) stored properties") }
+            guard n == stored else { throw r.fail("insert into \(schema.objectSchema[table].className) has \(n) values for \(stored) stored properties") }
             var values: [Value] = []
             values.reserveCapacity(n)
             for p in 0..<n {
-                if os.properties[p].collection == .none {
-                    values.append(try value(for: p, element: false))
+                if shapes[table][p].collection == .none {
+                    values.append(try value(for: p))
                 } else {
                     let v = try decodeValue(&r, schema)
-                    guard v.isNull else { throw r.fail("collection property '\(os.className).\(os.properties[p].name)' must start empty") }
+                    guard v.isNull else {
+                        throw r.fail("collection property '\(schema.objectSchema[table].className).\(schema.objectSchema[table].properties[p].name)' must start empty")
+                    }
                     values.append(v)
                 }
             }
             return .insert(t, k, values)
         case 2: return .delete(t, k)
         case 3:
-            let p = try property([.none])
-            return .set(t, k, property: p, try value(for: p, element: false))
+            let p = try property { $0 == .none }
+            return .set(t, k, property: p, try value(for: p))
         case 4:
-            let p = try property([.list])
+            let p = try property { $0 == .list }
             let i = try r.int("list index")
-            return .listInsert(t, k, property: p, index: i, try value(for: p, element: true))
+            return .listInsert(t, k, property: p, index: i, try value(for: p))
         case 5:
-            let p = try property([.list])
+            let p = try property { $0 == .list }
             let i = try r.int("list index")
-            return .listSet(t, k, property: p, index: i, try value(for: p, element: true))
+            return .listSet(t, k, property: p, index: i, try value(for: p))
         case 6:
-            let p = try property([.list])
+            let p = try property { $0 == .list }
             return .listRemove(t, k, property: p, index: try r.int("list index"))
         case 7:
-            let p = try property([.list])
+            let p = try property { $0 == .list }
             let from = try r.int("list index")
             return .listMove(t, k, property: p, from: from, to: try r.int("list index"))
         case 8:
-            let p = try property([.set])
-            return .setInsert(t, k, property: p, try value(for: p, element: true))
+            let p = try property { $0 == .set }
+            return .setInsert(t, k, property: p, try value(for: p))
         case 9:
-            let p = try property([.set])
-            return .setRemove(t, k, property: p, try value(for: p, element: true))
+            let p = try property { $0 == .set }
+            return .setRemove(t, k, property: p, try value(for: p))
         case 10:
-            let p = try property([.map])
+            let p = try property { $0 == .map }
             let key = try r.string()
-            return .mapSet(t, k, property: p, key: key, try value(for: p, element: true))
+            return .mapSet(t, k, property: p, key: key, try value(for: p))
         case 11:
-            let p = try property([.map])
+            let p = try property { $0 == .map }
             return .mapRemove(t, k, property: p, key: try r.string())
         case 12:
-            return .collectionClear(t, k, property: try property([.list, .set, .map]))
+            return .collectionClear(t, k, property: try property { $0 != .none })
         default:
             throw DecodingFailure(offset: tagOffset, reason: "unknown op tag \(tag)")
         }

@@ -3,11 +3,32 @@ extension Schema {
     /// property's element description, in its elements): the kind matches
     /// the type, null only where optional, links only to the target class.
     func accepts(_ value: Value, for property: Property) -> Bool {
-        if value.isNull { return property.isOptional || property.type == .any }
-        switch (property.type, value) {
+        ValueShape(property, in: self).accepts(value)
+    }
+}
+
+/// What a property (or a collection property's elements) accepts, resolved
+/// against a schema once: the log decoder checks every decoded value with
+/// one, without copying the property or comparing class names.
+struct ValueShape: Sendable {
+    let type: PropertyType
+    let isOptional: Bool
+    /// For a link, the table of the target class (-1 if it is not in the schema).
+    let linkTable: Int
+
+    init(_ property: Property, in schema: Schema) {
+        type = property.type
+        isOptional = property.isOptional
+        linkTable = property.type == .object ? property.objectClassName.flatMap { schema.tableByName[$0]?.index } ?? -1 : -1
+    }
+
+    /// Whether `value` fits: the kind matches the type, null only where
+    /// optional, links only to the target class.
+    func accepts(_ value: Value) -> Bool {
+        if value.isNull { return isOptional || type == .any }
+        switch (type, value) {
         case (.any, _): return true
-        case (.object, .link(let link)):
-            return link.table.index < objectSchema.count && objectSchema[link.table.index].className == property.objectClassName
+        case (.object, .link(let link)): return link.table.index == linkTable
         case (.int, .int), (.bool, .bool), (.string, .string), (.data, .data), (.date, .date), (.float, .float),
             (.double, .double), (.objectId, .objectId), (.decimal128, .decimal), (.uuid, .uuid):
             return true
