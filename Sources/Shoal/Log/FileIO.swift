@@ -39,7 +39,7 @@ protocol FileIO: Sendable {
     func listDirectory(at path: String) throws(FileIOError) -> [String]
     /// Creates if needed and exclusively locks `path` (`flock(LOCK_EX|LOCK_NB)`);
     /// fails with `EWOULDBLOCK` if another holder keeps it (the POSIX
-    /// implementation waits half a second first). Closing the file unlocks it.
+    /// implementation waits a second first). Closing the file unlocks it.
     func lockExclusive(at path: String) throws(FileIOError) -> OpenFile
 }
 

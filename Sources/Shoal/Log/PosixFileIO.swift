@@ -118,22 +118,32 @@ struct PosixFileIO: FileIO {
     /// another process holds it.
     func lockExclusive(at path: String) throws(FileIOError) -> OpenFile {
         let fd = try retryingEINTR(.lock, path) { Glibc.open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644) }
-        let deadline = DispatchTime.now().uptimeNanoseconds + Self.lockPatience
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            if code == EINTR { continue }
-            if code == EWOULDBLOCK && DispatchTime.now().uptimeNanoseconds < deadline {
-                usleep(2_000)
-                continue
-            }
+        let code = Self.flockPatiently(fd, LOCK_EX)
+        guard code == 0 else {
             _ = Glibc.close(fd)
             throw FileIOError(operation: .lock, path: path, errno: code)
         }
         return OpenFile(descriptor: fd, path: path)
     }
 
-    /// How long ``lockExclusive(at:)`` waits for a busy lock, in nanoseconds.
-    static let lockPatience: UInt64 = 500_000_000
+    /// Takes a `flock` lock (`LOCK_EX` or `LOCK_SH`) on `fd`, trying again
+    /// for up to ``lockPatience`` while it is busy (see ``lockExclusive(at:)``).
+    ///
+    /// - Returns: 0, or the `errno` of the last try.
+    static func flockPatiently(_ fd: Int32, _ operation: Int32) -> Int32 {
+        let deadline = DispatchTime.now().uptimeNanoseconds + lockPatience
+        while flock(fd, operation | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            guard code == EWOULDBLOCK && DispatchTime.now().uptimeNanoseconds < deadline else { return code }
+            usleep(2_000)
+        }
+        return 0
+    }
+
+    /// How long a busy lock is waited for, in nanoseconds: far longer than a
+    /// spawn takes from `fork` to `exec`, even on a loaded machine.
+    static let lockPatience: UInt64 = 1_000_000_000
 
     private func retryingEINTR(
         _ operation: FileIOError.Operation, _ path: String, _ call: () -> Int32

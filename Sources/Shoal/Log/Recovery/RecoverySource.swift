@@ -180,13 +180,13 @@ struct RecoverySource: Sendable {
     }
 
     /// Takes a shared lock on `LOCK` if the file exists (a live database holds
-    /// it exclusively); returns the descriptor to close, or `nil`.
+    /// it exclusively); returns the descriptor to close, or `nil`. A busy
+    /// lock is waited for briefly, as ``PosixFileIO/lockExclusive(at:)`` does.
     private static func lockShared(directory: String, ignoringLock: Bool) throws(ShoalError) -> Int32? {
         let lockPath = joinPath(directory, "LOCK")
         let fd = Glibc.open(lockPath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
-        while flock(fd, LOCK_SH | LOCK_NB) != 0 {
-            if errno == EINTR { continue }
+        if PosixFileIO.flockPatiently(fd, LOCK_SH) != 0 {
             _ = Glibc.close(fd)
             if ignoringLock { return nil }
             throw ShoalError(
