@@ -14,7 +14,7 @@ guard arguments.count == 3 else {
 }
 var config = fileConfiguration(URL(fileURLWithPath: arguments[1]), durability: arguments[2] == "relaxed" ? .relaxed(maxDelay: .milliseconds(20)) : .durable)
 config.objectTypes = [Person.self, Dog.self, Kennel.self, Puppy.self, AllTypes.self, Note.self]
-let realm = try openRetrying(config)
+let realm = try Realm(configuration: config)
 var next = realm.objects(Dog.self).count
 while true {
     try realm.write {

@@ -156,18 +156,3 @@ public let petMigration: MigrationBlock = { migration, _ in
         new?["age"] = (old?["ageInMonths"] as? Int ?? 0) / 12
     }
 }
-
-/// Opens a Realm, retrying for up to two seconds while another process holds
-/// the database: a process another test is spawning at that moment shares
-/// the lock until it calls exec (flock locks follow the open file).
-public func openRetrying(_ config: Realm.Configuration) throws -> Realm {
-    var attempts = 0
-    while true {
-        do {
-            return try Realm(configuration: config)
-        } catch let error as ShoalError where error.code == .alreadyOpen && attempts < 200 {
-            attempts += 1
-            usleep(10_000)
-        }
-    }
-}

@@ -63,10 +63,10 @@ import Testing
         var acknowledgedTotal = 0
         for round in 0..<200 {
             let policy = round % 4 == 3 ? "relaxed" : "durable"
-            let before = try openRetrying(config).objects(Dog.self).count
+            let before = try Realm(configuration: config).objects(Dog.self).count
             let acknowledged = try Self.runAndKill(url.path, policy: policy, delayMicros: 20_000 + UInt32(rng.next() % 60_000))
             acknowledgedTotal += acknowledged
-            let realm = try openRetrying(config)
+            let realm = try Realm(configuration: config)
             let dogs = realm.objects(Dog.self)
             let count = dogs.count
             // Every acknowledged transaction is there (relaxed too: the process
