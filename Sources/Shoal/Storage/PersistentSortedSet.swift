@@ -70,6 +70,8 @@ struct PersistentSortedSet: Sequence {
 
     var isEmpty: Bool { count == 0 }
 
+    var underestimatedCount: Int { count }
+
     /// Whether `value` is in the set.
     func contains(_ value: Value) -> Bool {
         guard var node = root else { return false }
@@ -336,9 +338,14 @@ final class SortedSetNode {
     /// A branch's children; empty in a leaf.
     @exclusivity(unchecked) var children: ContiguousArray<SortedSetNode>
 
+    /// A node with room for one entry over ``PersistentSortedSet/maxCount``,
+    /// so that the insert that overfills it, just before its split, does not
+    /// double its arrays (the left half would keep the doubled capacity).
     init(keys: ContiguousArray<Value>, children: ContiguousArray<SortedSetNode>) {
         self.keys = keys
         self.children = children
+        self.keys.reserveCapacity(PersistentSortedSet.maxCount + 1)
+        if !children.isEmpty { self.children.reserveCapacity(PersistentSortedSet.maxCount + 1) }
     }
 
     var isLeaf: Bool { children.isEmpty }

@@ -47,7 +47,7 @@ extension Snapshot {
                     return "\(schema.className).\(schema.properties[p].name): secondary index disagrees with the column"
                 }
             }
-            if let problem = orderedIndexViolation(table, schema) { return problem }
+            if let problem = table.orderedIndexViolation(schema) { return problem }
         }
         for table in tables {
             for key in table.liveKeys {
@@ -78,21 +78,25 @@ extension Snapshot {
     }
 }
 
-/// The first way the ordered indexes of `table` differ from the keys of
-/// its hash indexes (same values, same bytes), or `nil`.
-private func orderedIndexViolation(_ table: Table, _ schema: ObjectSchema) -> String? {
-    let indexed = Set(schema.properties.indices.filter { schema.properties[$0].isIndexed && schema.properties[$0].collection == .none })
-    if Set(table.orderedIndexes.keys) != indexed { return "\(schema.className): ordered indexes for properties \(table.orderedIndexes.keys.sorted()), indexed \(indexed.sorted())" }
-    for (p, ordered) in table.orderedIndexes {
-        let name = "\(schema.className).\(schema.properties[p].name)"
-        if let problem = ordered.invariantViolation() { return "\(name): ordered index: \(problem)" }
-        let keys = schema.properties[p].isPrimary ? table.primaryIndex.map { Array($0.keys) } : table.secondaryIndexes[p].map { Array($0.keys) }
-        let expected = (keys ?? []).sorted { Value.compare($0, $1) == .orderedAscending }
-        if !ordered.elementsEqual(expected, by: { Value.compare($0, $1) == .orderedSame && $0.kindName == $1.kindName }) {
-            return "\(name): ordered index \(Array(ordered)) but hash index keys \(expected)"
+extension Table {
+    /// The first way the ordered indexes differ from the keys of the hash
+    /// indexes beside them (same values, same bytes), or `nil`.
+    fileprivate func orderedIndexViolation(_ schema: ObjectSchema) -> String? {
+        let indexed = Set(schema.properties.indices.filter { schema.properties[$0].isIndexed && schema.properties[$0].collection == .none })
+        if Set(orderedIndexes.keys) != indexed {
+            return "\(schema.className): ordered indexes for properties \(orderedIndexes.keys.sorted()), indexed \(indexed.sorted())"
         }
+        for (p, ordered) in orderedIndexes {
+            let name = "\(schema.className).\(schema.properties[p].name)"
+            if let problem = ordered.invariantViolation() { return "\(name): ordered index: \(problem)" }
+            let keys = schema.properties[p].isPrimary ? primaryIndex.map { Array($0.keys) } : secondaryIndexes[p].map { Array($0.keys) }
+            let expected = (keys ?? []).sorted { Value.compare($0, $1) == .orderedAscending }
+            if !ordered.elementsEqual(expected, by: { Value.compare($0, $1) == .orderedSame && $0.kindName == $1.kindName }) {
+                return "\(name): ordered index \(Array(ordered)) but hash index keys \(expected)"
+            }
+        }
+        return nil
     }
-    return nil
 }
 
 extension Value {
