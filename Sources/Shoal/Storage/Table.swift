@@ -120,11 +120,10 @@ extension Table {
     ///
     /// Values are grouped first, so a secondary index takes one bucket union
     /// per distinct value rather than one nested insert per object, and the
-    /// primary-key insert doubles as the duplicate check. The values new to
-    /// an index join its ordered half together, in one bulk build when the
-    /// index was empty (see ``PersistentSortedSet/insert(contentsOf:)``). A
-    /// large batch builds its indexes in parallel, one index per thread: they
-    /// share nothing but the columns they read.
+    /// primary-key insert doubles as the duplicate check. A large batch
+    /// builds its indexes in parallel, one index per thread: they share
+    /// nothing but the columns they read. The values new to an index join
+    /// its ordered half at the end, together (see ``restoreIndexes(_:)``).
     ///
     /// - Returns: a description of the first duplicate primary key, or `nil`
     ///   (the indexes are then incomplete, and the table must be discarded).
@@ -163,30 +162,35 @@ extension Table {
         return built.lazy.compactMap(\.1).first
     }
 
-    /// Moves the indexes (both halves) out of the table, so that each is
-    /// uniquely referenced where it grows; ``restoreIndexes(_:)`` puts them back.
+    /// Moves the hash indexes out of the table, so that each is uniquely
+    /// referenced where it grows; ``restoreIndexes(_:)`` puts them back. The
+    /// ordered halves stay behind, unchanged until then.
     mutating func takeIndexes(schema: ObjectSchema) -> [IndexBuild] {
         var builds: [IndexBuild] = []
         if let pk = schema.primaryKeyIndex, let index = primaryIndex {
-            builds.append(.primary(index, orderedIndexes.removeValue(forKey: pk)!, property: pk))
+            builds.append(.primary(index, added: [], property: pk))
             primaryIndex = nil
         }
         for p in secondaryIndexes.keys.sorted() {
-            builds.append(.secondary(secondaryIndexes.removeValue(forKey: p)!, orderedIndexes.removeValue(forKey: p)!, property: p))
+            builds.append(.secondary(secondaryIndexes.removeValue(forKey: p)!, added: [], property: p))
         }
         return builds
     }
 
-    /// Puts back the indexes ``takeIndexes(schema:)`` took.
+    /// Puts back the indexes ``takeIndexes(schema:)`` took, and adds the
+    /// values new to each to its ordered half: all at once, so that a large
+    /// batch (a replayed bulk insert, a loaded snapshot) builds the tree in
+    /// one pass rather than value by value (see
+    /// ``PersistentSortedSet/insert(contentsOf:)``).
     mutating func restoreIndexes(_ builds: [IndexBuild]) {
         for build in builds {
             switch build {
-            case .primary(let index, let ordered, let p):
+            case .primary(let index, let added, let p):
                 primaryIndex = index
-                orderedIndexes[p] = ordered
-            case .secondary(let index, let ordered, let p):
+                orderedIndexes[p]!.insert(contentsOf: added)
+            case .secondary(let index, let added, let p):
                 secondaryIndexes[p] = index
-                orderedIndexes[p] = ordered
+                orderedIndexes[p]!.insert(contentsOf: added)
             }
         }
     }
@@ -225,23 +229,23 @@ extension Table {
     }
 }
 
-/// One index, hash and ordered halves, being extended, out of its table, by
-/// ``Table/indexSlots(from:schema:)`` or ``BackgroundIndexing``.
+/// One hash index being extended, out of its table, by
+/// ``Table/indexSlots(from:schema:)`` or ``BackgroundIndexing``, with the
+/// values new to it (its keys made since), which
+/// ``Table/restoreIndexes(_:)`` adds to the index's ordered half.
 enum IndexBuild: Sendable {
-    case primary(TreeDictionary<Value, ObjectKey>, PersistentSortedSet, property: Int)
-    case secondary(TreeDictionary<Value, TreeSet<ObjectKey>>, PersistentSortedSet, property: Int)
+    case primary(TreeDictionary<Value, ObjectKey>, added: [Value], property: Int)
+    case secondary(TreeDictionary<Value, TreeSet<ObjectKey>>, added: [Value], property: Int)
 
-    /// Adds `keys`, reading their values from `columns`; the values new to
-    /// the index join its ordered half together.
+    /// Adds `keys`, reading their values from `columns`.
     ///
     /// - Returns: a description of the first duplicate primary key, or `nil`.
     mutating func add(_ keys: [ObjectKey], columns: [PersistentVector<Value>], className: String) -> String? {
         switch self {
-        case .primary(var index, var ordered, let p):
-            self = .primary([:], PersistentSortedSet(), property: p)
-            defer { self = .primary(index, ordered, property: p) }
-            var added: [Value] = []
-            added.reserveCapacity(keys.count)
+        case .primary(var index, var added, let p):
+            self = .primary([:], added: [], property: p)
+            defer { self = .primary(index, added: added, property: p) }
+            added.reserveCapacity(added.count + keys.count)
             for key in keys {
                 let value = columns[p][key.slot]
                 if let other = index.updateValue(key, forKey: value) {
@@ -249,23 +253,20 @@ enum IndexBuild: Sendable {
                 }
                 added.append(value)
             }
-            ordered.insert(contentsOf: added)
             return nil
-        case .secondary(var index, var ordered, let p):
-            self = .secondary([:], PersistentSortedSet(), property: p)
-            defer { self = .secondary(index, ordered, property: p) }
+        case .secondary(var index, var added, let p):
+            self = .secondary([:], added: [], property: p)
+            defer { self = .secondary(index, added: added, property: p) }
             if keys.count == 1 {
                 // One object (an insert followed by a set, as a live write
                 // makes them): no grouping.
                 let value = columns[p][keys[0].slot]
-                if Table.insert(keys, at: value, into: &index) { ordered.insert(value) }
+                if Table.insert(keys, at: value, into: &index) { added.append(value) }
                 return nil
             }
             var groups: [Value: [ObjectKey]] = [:]
             for key in keys { groups[columns[p][key.slot], default: []].append(key) }
-            var added: [Value] = []
             for (value, members) in groups where Table.insert(members, at: value, into: &index) { added.append(value) }
-            ordered.insert(contentsOf: added)
             return nil
         }
     }
