@@ -67,8 +67,9 @@ struct QueryPlan {
                 if best == nil || candidates < best!.candidates { best = (offset, access, candidates, false) }
             }
             // Ranges last, so that counting their candidates stops at the best lookup's count.
+            let rangeLimit = snapshot.withTable(table) { $0.pointee.count } / Self.rangeShare
             for (offset, term) in conjuncts.enumerated() {
-                let limit = min(best.map { $0.candidates - 1 } ?? .max, snapshot.tables[table.index].count / Self.rangeShare)
+                let limit = min(best.map { $0.candidates - 1 } ?? .max, rangeLimit)
                 guard let (access, candidates) = Self.rangeAccess(term, table, snapshot, limit: limit) else { continue }
                 best = (offset, access, candidates, true)
             }
@@ -117,11 +118,11 @@ struct QueryPlan {
         guard case .comparison(let c) = term,
             [.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .between].contains(c.op),
             let (property, matcher) = columnTest(CompiledPredicate(term), table),
-            let ordered = snapshot.tables[table.index].orderedIndexes[property],
             let (lower, upper) = orderedBounds(matcher, snapshot.schema[table].properties[property])
         else { return nil }
         // A primary key value has one object; a secondary one, its bucket.
-        let buckets = snapshot.tables[table.index].secondaryIndexes[property]
+        let (ordered, buckets) = snapshot.withTable(table) { ($0.pointee.orderedIndexes[property], $0.pointee.secondaryIndexes[property]) }
+        guard let ordered else { return nil }
         var values: [Value] = []
         var candidates = 0
         ordered.forEach(from: lower, to: upper) { value in
