@@ -156,3 +156,27 @@ public let petMigration: MigrationBlock = { migration, _ in
         new?["age"] = (old?["ageInMonths"] as? Int ?? 0) / 12
     }
 }
+/// Indexed properties of several kinds, for range queries over the ordered
+/// indexes: a string primary key, an int, a string, a date, an optional date
+/// (nulls), a mixed value (whose ranges scan) and an unindexed double.
+public final class Reading: Object {
+    @Persisted(primaryKey: true) public var code: String
+    @Persisted(indexed: true) public var rank: Int
+    @Persisted(indexed: true) public var label: String
+    @Persisted(indexed: true) public var stamp: Date
+    @Persisted(indexed: true) public var checked: Date?
+    @Persisted(indexed: true) public var mixed: AnyRealmValue
+    @Persisted public var weight: Double
+}
+
+/// An earlier version of ``Reading``, before `rank` was indexed.
+public final class ReadingV1: Object {
+    override public class func className() -> String { "Reading" }
+    @Persisted(primaryKey: true) public var code: String
+    @Persisted public var rank: Int
+    @Persisted(indexed: true) public var label: String
+    @Persisted(indexed: true) public var stamp: Date
+    @Persisted(indexed: true) public var checked: Date?
+    @Persisted(indexed: true) public var mixed: AnyRealmValue
+    @Persisted public var weight: Double
+}

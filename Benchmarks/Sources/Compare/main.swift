@@ -46,7 +46,7 @@ struct Options {
             case "-h", "--help":
                 print("""
                     usage: compare [--dogs N] [--commits M] [--lookups L] [--queries Q] [--rounds R] [--reopen-dogs N] [--only W1,W2,W3,W6,W9,W10]
-                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|W6.reopen[-compacted]|... [--engine Shoal|GRDB] [--seconds S]
+                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|W3.pk-range|W6.reopen[-compacted]|... [--engine Shoal|GRDB] [--seconds S]
                              (one engine's workload in a loop, for perf record)
                     """)
                 exit(0)
@@ -150,13 +150,15 @@ if let name = options.profile {
             for _ in 0..<100 { try committer.commit(i &* 7919); i += 1 }
         }
         cleanup = { try committer.close(); Disk.remove(path) }
-    case "W3.range-sorted", "W3.pk-lookup", "W3.count-breed":
+    case "W3.range-sorted", "W3.pk-lookup", "W3.pk-range", "W3.count-breed":
         let queries = try engine.makeQueries(data)
         let keys = data.lookupKeys(options.lookups)
+        let starts = data.pkRangeStarts(options.queries)
         body = {
             switch name {
             case "W3.range-sorted": _ = try queries.rangeSorted()
             case "W3.pk-lookup": _ = try queries.lookup(keys)
+            case "W3.pk-range": for x in starts { _ = try queries.pkRange(x, x + Dataset.pkRangeWidth - 1) }
             default: _ = try queries.countBreed("Pug")
             }
         }
@@ -275,9 +277,12 @@ if options.runs("W3") || options.runs("W9") {
         // Check both engines agree before timing anything.
         let s = queries["Shoal"]!, g = queries["GRDB"]!
         let keys = data.lookupKeys(options.lookups)
+        let starts = data.pkRangeStarts(options.queries)
+        let width = Dataset.pkRangeWidth
         let checks = try [
             (s.rangeSorted(), g.rangeSorted(), "range-sorted"), (s.countBreed("Pug"), g.countBreed("Pug"), "count-breed"),
             (s.lookup(Array(keys.prefix(1000))), g.lookup(Array(keys.prefix(1000))), "pk-lookup"),
+            (s.pkRange(starts[0], starts[0] + width - 1), g.pkRange(starts[0], starts[0] + width - 1), "pk-range"),
         ]
         for (a, b, what) in checks where a != b { fatalError("\(what): Shoal \(a) ≠ GRDB \(b)") }
 
@@ -295,6 +300,16 @@ if options.runs("W3") || options.runs("W9") {
         let l = Double(options.lookups)
         record("W3.pk-lookup", "lookups/s", shoal: l / seconds(Measure.median(lookups.shoal)),
                grdb: l / seconds(Measure.median(lookups.grdb)), higherIsBetter: true)
+
+        log("W3.pk-range: \(options.queries) queries per engine, id BETWEEN {x, x + \(width - 1)}")
+        var r = 0
+        let pkRanges = try alternate(rounds: options.queries) { engine -> UInt64 in
+            let x = starts[r / 2]
+            r += 1
+            return try Measure.time { try queries[engine.name]!.pkRange(x, x + width - 1) }.ns
+        }
+        record("W3.pk-range", "ms/query (median)", shoal: micros(Measure.median(pkRanges.shoal)) / 1000,
+               grdb: micros(Measure.median(pkRanges.grdb)) / 1000, higherIsBetter: false)
 
         log("W3.count-breed: \(options.queries) queries per engine")
         var q = 0

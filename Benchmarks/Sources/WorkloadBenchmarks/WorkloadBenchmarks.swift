@@ -96,9 +96,11 @@ public func registerWorkloads(_ engine: any Engine.Type) {
     // W3: queries on an in-memory store of N dogs.
     let queries = Fixture<any Queries>()
     let keys = Fixture<[Int]>()
+    let rangeStarts = Fixture<[Int]>()
     let w3Setup: () throws -> Void = {
         if queries.value == nil { queries.value = try engine.makeQueries(makeData()) }
         if keys.value == nil { keys.value = makeData().lookupKeys(Sizes.lookups) }
+        if rangeStarts.value == nil { rangeStarts.value = makeData().pkRangeStarts(20) }
     }
     let w3Config = Benchmark.Configuration(metrics: metrics, warmupIterations: 2, maxDuration: .seconds(5), maxIterations: 20)
     Benchmark("W3.range-sorted", configuration: w3Config, closure: { benchmark in
@@ -106,6 +108,11 @@ public func registerWorkloads(_ engine: any Engine.Type) {
     }, setup: { try w3Setup() })
     Benchmark("W3.pk-lookup", configuration: w3Config, closure: { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try queries.value!.lookup(keys.value!)) }
+    }, setup: { try w3Setup() })
+    Benchmark("W3.pk-range", configuration: w3Config, closure: { benchmark in
+        for _ in benchmark.scaledIterations {
+            for x in rangeStarts.value! { blackHole(try queries.value!.pkRange(x, x + Dataset.pkRangeWidth - 1)) }
+        }
     }, setup: { try w3Setup() })
     var breed = 0
     Benchmark("W3.count-breed", configuration: w3Config, closure: { benchmark in

@@ -68,6 +68,16 @@ public struct Dataset: Sendable {
         return first.prefix(1).uppercased() + first.dropFirst() + " " + second.prefix(1).uppercased() + second.dropFirst()
     }
 
+    /// The dogs per primary-key range of W3.pk-range.
+    public static let pkRangeWidth = 1_000
+
+    /// `count` first keys of W3.pk-range's ranges `x...x + 999`, uniformly
+    /// drawn so that every range lies within the dogs' ids.
+    public func pkRangeStarts(_ count: Int, seed: UInt64 = 11) -> [Int] {
+        var rng = SplitMix64(seed: seed)
+        return (0..<count).map { _ in rng.next(below: max(1, dogs.count - Self.pkRangeWidth + 1)) }
+    }
+
     /// `count` primary keys to look up, uniformly drawn from the dogs' ids.
     public func lookupKeys(_ count: Int, seed: UInt64 = 7) -> [Int] {
         var rng = SplitMix64(seed: seed)

@@ -54,6 +54,9 @@ public protocol Queries: AnyObject {
     /// Looks every key up by primary key and reads the dog's name; returns
     /// the sum of the names' UTF-8 lengths.
     func lookup(_ keys: [Int]) throws -> Int
+    /// Dogs with `id BETWEEN low AND high`, reading every name; returns the
+    /// sum of the names' UTF-8 lengths.
+    func pkRange(_ low: Int, _ high: Int) throws -> Int
     /// The number of dogs of one breed.
     func countBreed(_ breed: String) throws -> Int
 }

@@ -187,6 +187,16 @@ final class GRDBQueries: Queries {
         }
     }
 
+    func pkRange(_ low: Int, _ high: Int) throws -> Int {
+        try queue.read { db in
+            var total = 0
+            let select = try db.cachedStatement(sql: "SELECT name FROM dog WHERE id BETWEEN ? AND ?")
+            let names = try String.fetchCursor(select, arguments: [low, high])
+            while let name = try names.next() { total &+= name.utf8.count }
+            return total
+        }
+    }
+
     func countBreed(_ breed: String) throws -> Int {
         try queue.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dog WHERE breed = ?", arguments: [breed])!

@@ -176,6 +176,13 @@ final class ShoalQueries: Queries {
         return total
     }
 
+    func pkRange(_ low: Int, _ high: Int) throws -> Int {
+        let dogs = try store.realm.objects(Dog.self).filter("id BETWEEN {%d, %d}", low, high)
+        var total = 0
+        for dog in dogs { total &+= dog.name.utf8.count }
+        return total
+    }
+
     func countBreed(_ breed: String) throws -> Int {
         try store.realm.objects(Dog.self).where { $0.breed == breed }.count
     }

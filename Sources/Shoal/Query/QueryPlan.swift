@@ -6,32 +6,52 @@ import HashTreeCollections
 ///
 /// - Equality and `IN` on the primary key or an `indexed: true` property
 ///   are looked up in the hash index.
+/// - Ranges (`<`, `<=`, `>`, `>=`, `BETWEEN`) on the primary key or an
+///   `indexed: true` property take the distinct values between the bounds
+///   from the index's ordered half (``Table/orderedIndexes``); their objects
+///   are the candidates, and the range is tested on them again. Only where
+///   `Value.compare` orders the values as the comparison's own matcher does:
+///   no `[c]` or `[d]`, a property of one type (not `AnyRealmValue`), and
+///   constants that are neither null nor NaN (an `Int` property may be
+///   compared with a `Double`). Other ranges scan.
 /// - Of a conjunction, the indexed term with the fewest candidates drives;
-///   the other terms filter its candidates.
+///   the other terms filter its candidates. A range drives only with at most
+///   a ``rangeShare``-th of the table's objects as candidates, and its
+///   candidates are counted only up to that or up to the best term so far,
+///   so planning never walks the whole index.
 /// - Everything else scans: a comparison of a plain column with constants
 ///   is tested over the column's leaves (``PersistentVector/forEachChunk(_:)``),
 ///   the rest object by object.
-/// - Ranges (`<`, `<=`, `>`, `>=`, `BETWEEN`) on an `indexed: true`
-///   property with few distinct values (at most an eighth of the objects)
-///   are answered from the hash index: its distinct values are tested with
-///   the term's own matcher and the matching buckets are the candidates,
-///   re-tested with the term. Otherwise ranges scan: Shoal's indexes are hash
-///   indexes, and there is no persistent ordered index yet.
 ///
 /// Results come in table (object key) order, as an unsorted Realm query's do.
+///
+/// - Note: `Value`'s `==` (and so a hash index bucket) equates canonically
+///   equivalent strings, while ranges order strings by their UTF-8 bytes. An
+///   indexed string column holding two byte-different spellings of one
+///   string (such as precomposed and decomposed "é") finds the objects of
+///   both under the bucket key's bytes, so a range can miss the spelling
+///   that is not the key's. Realm compares strings by bytes for equality too.
 struct QueryPlan {
     enum Access: Equatable {
         case scan
+        /// The objects with these primary keys.
         case primaryKey([Value])
+        /// The objects with these values of an indexed property.
         case index(property: Int, values: [Value])
     }
 
     let table: TableKey
     let access: Access
-    /// The terms tested on each candidate (everything but the index term).
+    /// The terms tested on each candidate (everything but an equality index term).
     let residual: [BoundPredicate]
     /// A readable form of the plan, for ``explain``-style checks.
     let explanation: String
+
+    /// A range drives a query only when its candidates are at most this
+    /// fraction (one in `rangeShare`) of the table's objects: beyond that,
+    /// testing the column leaf by leaf costs less than gathering, sorting
+    /// and re-testing that many objects.
+    static let rangeShare = 4
 
     /// Plans `predicate` over `table` as the snapshot stands; with
     /// `useIndexes: false` it always scans (tests compare the two).
@@ -40,22 +60,28 @@ struct QueryPlan {
         let className = snapshot.schema[table].className
         var conjuncts: [BoundPredicate]
         if case .and(let operands) = predicate { conjuncts = operands } else { conjuncts = [predicate] }
-        var best: (offset: Int, access: Access, candidates: Int)?
+        var best: (offset: Int, access: Access, candidates: Int, isRange: Bool)?
         if useIndexes {
             for (offset, term) in conjuncts.enumerated() {
-                guard let (access, candidates) = Self.indexAccess(term, table, snapshot) else { continue }
-                if best == nil || candidates < best!.candidates { best = (offset, access, candidates) }
+                guard let (access, candidates) = Self.lookupAccess(term, table, snapshot) else { continue }
+                if best == nil || candidates < best!.candidates { best = (offset, access, candidates, false) }
+            }
+            // Ranges last, so that counting their candidates stops at the best lookup's count.
+            let rangeLimit = snapshot.withTable(table) { $0.pointee.count } / Self.rangeShare
+            for (offset, term) in conjuncts.enumerated() {
+                let limit = min(best.map { $0.candidates - 1 } ?? .max, rangeLimit)
+                guard let (access, candidates) = Self.rangeAccess(term, table, snapshot, limit: limit) else { continue }
+                best = (offset, access, candidates, true)
             }
         }
         var text: String
         if let best {
             access = best.access
             let term = conjuncts.remove(at: best.offset)
-            let isRange = Self.rangeTest(term, table) != nil
-            let kind = if case .primaryKey = best.access { "primary key lookup" } else if isRange { "index range over distinct values" } else { "index lookup" }
+            let kind = if best.isRange { "ordered index range" } else if case .primaryKey = best.access { "primary key lookup" } else { "index lookup" }
             text = "\(kind) on \(className) where \(term) (\(best.candidates) candidates)"
             // A range is re-tested on its candidates, so the index only narrows them.
-            if isRange { conjuncts.insert(term, at: 0) }
+            if best.isRange { conjuncts.insert(term, at: 0) }
         } else {
             access = .scan
             text = "scan \(className) (\(snapshot.tables[table.index].count) objects)"
@@ -65,28 +91,9 @@ struct QueryPlan {
         explanation = text
     }
 
-    /// A range comparison of one plain column with constants, as a column test.
-    private static func rangeTest(_ term: BoundPredicate, _ table: TableKey) -> (Int, ValueMatcher)? {
-        guard case .comparison(let c) = term,
-            [.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .between].contains(c.op)
-        else { return nil }
-        return columnTest(CompiledPredicate(term), table)
-    }
-
-    /// The index lookup that answers `term` (exactly for equality and `IN`;
-    /// a superset re-tested afterwards for a range), and its candidate count.
-    private static func indexAccess(_ term: BoundPredicate, _ table: TableKey, _ snapshot: Snapshot) -> (Access, Int)? {
-        if let (property, matcher) = rangeTest(term, table) {
-            let storage = snapshot.tables[table.index]
-            guard let index = storage.secondaryIndexes[property], index.count * 8 <= max(storage.count, 8) else { return nil }
-            var values: [Value] = []
-            var candidates = 0
-            for (value, keys) in index where matcher.matches(value) {
-                values.append(value)
-                candidates += keys.count
-            }
-            return (.index(property: property, values: values), candidates)
-        }
+    /// The hash index lookup that answers `term` exactly (equality or `IN`
+    /// on an indexed property), and its candidate count.
+    private static func lookupAccess(_ term: BoundPredicate, _ table: TableKey, _ snapshot: Snapshot) -> (Access, Int)? {
         guard case .comparison(let c) = term, c.options.isEmpty, c.op == .equal || c.op == .in,
             case .path(let path) = c.lhs, let column = path.rootColumn, column.table == table
         else { return nil }
@@ -104,6 +111,62 @@ struct QueryPlan {
         return (.index(property: column.index, values: values), values.reduce(0) { $0 + (index[$1]?.count ?? 0) })
     }
 
+    /// The ordered index access for a range `term`: the distinct values
+    /// between its bounds, found in the ordered index, and their candidate
+    /// count, if that is at most `limit` (counting stops past it).
+    private static func rangeAccess(_ term: BoundPredicate, _ table: TableKey, _ snapshot: Snapshot, limit: Int) -> (Access, Int)? {
+        guard case .comparison(let c) = term,
+            [.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .between].contains(c.op),
+            let (property, matcher) = columnTest(CompiledPredicate(term), table),
+            let (lower, upper) = orderedBounds(matcher, snapshot.schema[table].properties[property])
+        else { return nil }
+        // A primary key value has one object; a secondary one, its bucket.
+        let (ordered, buckets) = snapshot.withTable(table) { ($0.pointee.orderedIndexes[property], $0.pointee.secondaryIndexes[property]) }
+        guard let ordered else { return nil }
+        var values: [Value] = []
+        var candidates = 0
+        ordered.forEach(from: lower, to: upper) { value in
+            values.append(value)
+            candidates += buckets?[value]?.count ?? 1
+            return candidates <= limit
+        }
+        guard candidates <= limit else { return nil }
+        return (buckets == nil ? .primaryKey(values) : .index(property: property, values: values), candidates)
+    }
+
+    /// The bounds, in `Value.compare` order, of the values a range
+    /// `matcher` accepts in a column of `property`, or `nil` when that order
+    /// is not the matcher's (see the type's discussion).
+    private static func orderedBounds(_ matcher: ValueMatcher, _ property: Property)
+        -> (PersistentSortedSet.Bound?, PersistentSortedSet.Bound?)?
+    {
+        // A typed column's values are of one kind (and null), so a constant
+        // of another kind gives an empty range or the whole column: still a
+        // superset of the matches. A mixed column's numbers of different
+        // kinds, and NaN, are not strictly ordered by `Value.compare`.
+        guard matcher.options.isEmpty, property.type != .any else { return nil }
+        for constant in matcher.operands {
+            if constant.isNull || constant.doubleValue?.isNaN == true { return nil }
+            if case .decimal(let d) = constant, d.isNaN { return nil }
+        }
+        let operands = matcher.operands.map { PersistentSortedSet.Bound(value: $0, isInclusive: true) }
+        var exclusive: PersistentSortedSet.Bound {
+            var bound = operands[0]
+            bound.isInclusive = false
+            return bound
+        }
+        // Nulls sort first and are never in a range.
+        let afterNulls = PersistentSortedSet.Bound(value: .null, isInclusive: false)
+        switch matcher.op {
+        case .lessThan: return (afterNulls, exclusive)
+        case .lessThanOrEqual: return (afterNulls, operands[0])
+        case .greaterThan: return (exclusive, nil)
+        case .greaterThanOrEqual: return (operands[0], nil)
+        case .between: return (operands[0], operands[1])
+        default: return nil
+        }
+    }
+
     /// The matching objects, in table order.
     func run(on snapshot: Snapshot) -> [ObjectKey] {
         let storage = snapshot.tables[table.index]
@@ -112,11 +175,11 @@ struct QueryPlan {
         var keys: [ObjectKey]
         switch access {
         case .primaryKey(let values):
-            keys = Array(Set(values.compactMap { storage.primaryIndex?[$0] })).sorted()
+            keys = Self.inTableOrder(values.compactMap { storage.primaryIndex?[$0] })
         case .index(let property, let values):
-            var found = Set<ObjectKey>()
-            for value in values { found.formUnion(storage.secondaryIndexes[property]?[value] ?? []) }
-            keys = found.sorted()
+            var found: [ObjectKey] = []
+            for value in values { found += storage.secondaryIndexes[property]?[value] ?? [] }
+            keys = Self.inTableOrder(found)
         case .scan:
             if let first = tests.firstIndex(where: { Self.columnTest($0, table) != nil }) {
                 let (property, matcher) = Self.columnTest(tests.remove(at: first), table)!
@@ -128,6 +191,19 @@ struct QueryPlan {
         guard !tests.isEmpty else { return keys }
         let predicate: CompiledPredicate = tests.count == 1 ? tests[0] : .and(tests)
         return keys.filter { evaluator.matches(predicate, .link(Link(table: table, key: $0))) }
+    }
+
+    /// `keys` sorted, each once (an `IN` list may name a value twice).
+    private static func inTableOrder(_ keys: [ObjectKey]) -> [ObjectKey] {
+        var keys = keys
+        keys.sort()
+        var kept = 0
+        for key in keys where kept == 0 || keys[kept - 1] != key {
+            keys[kept] = key
+            kept += 1
+        }
+        keys.removeSubrange(kept...)
+        return keys
     }
 
     /// A comparison of one plain column of `table` with constants.

@@ -145,24 +145,32 @@ extension Snapshot {
         return []
     }
 
+    /// Indexes object `k` under its value `v` of property `p`; a value new to
+    /// the hash index joins its ordered half.
     private mutating func addToIndex(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ v: Value) {
         let ti = t.index
         let (isPrimary, isSecondary) = withTable(t) { ($0.pointee.primaryIndex != nil, $0.pointee.secondaryIndexes[p] != nil) }
         if isPrimary, schema.objectSchema[ti].primaryKeyIndex == p {
-            tables[ti].primaryIndex![v] = k
+            if tables[ti].primaryIndex!.updateValue(k, forKey: v) == nil { tables[ti].orderedIndexes[p]!.insert(v) }
         } else if isSecondary {
-            tables[ti].secondaryIndexes[p]![v, default: []].insert(k)
+            if Table.insert(CollectionOfOne(k), at: v, into: &tables[ti].secondaryIndexes[p]!) { tables[ti].orderedIndexes[p]!.insert(v) }
         }
     }
 
+    /// Unindexes object `k` from its value `v` of property `p`; a value no
+    /// object holds any more leaves both halves of the index.
     private mutating func removeFromIndex(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ v: Value) {
         let ti = t.index
         let (isPrimary, isSecondary) = withTable(t) { ($0.pointee.primaryIndex != nil, $0.pointee.secondaryIndexes[p] != nil) }
         if isPrimary, schema.objectSchema[ti].primaryKeyIndex == p {
-            if object(t, primaryKey: v) == k { tables[ti].primaryIndex![v] = nil }
+            if object(t, primaryKey: v) == k {
+                tables[ti].primaryIndex![v] = nil
+                tables[ti].orderedIndexes[p]!.remove(v)
+            }
         } else if isSecondary {
-            tables[ti].secondaryIndexes[p]![v]?.remove(k)
-            if tables[ti].secondaryIndexes[p]![v]?.isEmpty == true { tables[ti].secondaryIndexes[p]![v] = nil }
+            if let emptied = Table.remove(k, at: v, from: &tables[ti].secondaryIndexes[p]!) {
+                tables[ti].orderedIndexes[p]!.remove(emptied)
+            }
         }
     }
 

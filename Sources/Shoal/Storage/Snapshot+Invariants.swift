@@ -1,10 +1,11 @@
+import Foundation
 import HashTreeCollections
 import OrderedCollections
 
 extension Snapshot {
     /// Verifies that every derived structure agrees with the columns: live
-    /// counts, primary and secondary indexes, and backlinks (one per link, in
-    /// both directions). Active only when built with `SHOAL_INTERNAL_CHECKS`.
+    /// counts, primary and secondary indexes (hash and ordered halves), and
+    /// backlinks (one per link, in both directions). Active only when built with `SHOAL_INTERNAL_CHECKS`.
     func _checkInvariants() {
         #if SHOAL_INTERNAL_CHECKS
             if let problem = invariantViolation() { preconditionFailure("Snapshot invariant violated: \(problem)") }
@@ -46,6 +47,7 @@ extension Snapshot {
                     return "\(schema.className).\(schema.properties[p].name): secondary index disagrees with the column"
                 }
             }
+            if let problem = table.orderedIndexViolation(schema) { return problem }
         }
         for table in tables {
             for key in table.liveKeys {
@@ -65,7 +67,7 @@ extension Snapshot {
         guard version == other.version, schema == other.schema, tables.count == other.tables.count else { return false }
         for (a, b) in zip(tables, other.tables) {
             guard a.count == b.count, Array(a.alive) == Array(b.alive), Array(a.backlinks) == Array(b.backlinks),
-                a.primaryIndex == b.primaryIndex, a.secondaryIndexes == b.secondaryIndexes
+                a.primaryIndex == b.primaryIndex, a.secondaryIndexes == b.secondaryIndexes, a.orderedIndexes == b.orderedIndexes
             else { return false }
             for (ca, cb) in zip(a.scalars, b.scalars) where !zip(ca, cb).allSatisfy({ $0.isIdentical(to: $1) }) { return false }
             for (p, la) in a.lists where !zip(la, b.lists[p]!).allSatisfy({ $0.count == $1.count && zip($0, $1).allSatisfy { $0.isIdentical(to: $1) } }) { return false }
@@ -73,6 +75,27 @@ extension Snapshot {
             for (p, ma) in a.maps where Array(ma) != Array(b.maps[p]!) { return false }
         }
         return true
+    }
+}
+
+extension Table {
+    /// The first way the ordered indexes differ from the keys of the hash
+    /// indexes beside them (same values, same bytes), or `nil`.
+    fileprivate func orderedIndexViolation(_ schema: ObjectSchema) -> String? {
+        let indexed = Set(schema.properties.indices.filter { schema.properties[$0].isIndexed && schema.properties[$0].collection == .none })
+        if Set(orderedIndexes.keys) != indexed {
+            return "\(schema.className): ordered indexes for properties \(orderedIndexes.keys.sorted()), indexed \(indexed.sorted())"
+        }
+        for (p, ordered) in orderedIndexes {
+            let name = "\(schema.className).\(schema.properties[p].name)"
+            if let problem = ordered.invariantViolation() { return "\(name): ordered index: \(problem)" }
+            let keys = schema.properties[p].isPrimary ? primaryIndex.map { Array($0.keys) } : secondaryIndexes[p].map { Array($0.keys) }
+            let expected = (keys ?? []).sorted { Value.compare($0, $1) == .orderedAscending }
+            if !ordered.elementsEqual(expected, by: { Value.compare($0, $1) == .orderedSame && $0.kindName == $1.kindName }) {
+                return "\(name): ordered index \(Array(ordered)) but hash index keys \(expected)"
+            }
+        }
+        return nil
     }
 }
 

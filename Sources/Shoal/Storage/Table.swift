@@ -33,6 +33,11 @@ struct Table: Sendable {
     var primaryIndex: TreeDictionary<Value, ObjectKey>?
     /// Property index to (value to objects), for `indexed: true` properties.
     var secondaryIndexes: [Int: TreeDictionary<Value, TreeSet<ObjectKey>>] = [:]
+    /// Property index to its distinct values in `Value.compare` order, for
+    /// the primary key and each `indexed: true` property: the ordered half
+    /// of those indexes, which answers ranges. It holds exactly the keys of
+    /// the hash index beside it.
+    var orderedIndexes: [Int: PersistentSortedSet] = [:]
 
     init(key: TableKey, schema: ObjectSchema) {
         self.key = key
@@ -42,6 +47,7 @@ struct Table: Sendable {
             switch p.collection {
             case .none:
                 if p.isPrimary { primaryIndex = [:] } else if p.isIndexed { secondaryIndexes[i] = [:] }
+                if p.isIndexed { orderedIndexes[i] = PersistentSortedSet() }
             case .list: lists[i] = PersistentVector()
             case .set: sets[i] = PersistentVector()
             case .map: maps[i] = PersistentVector()
@@ -116,7 +122,8 @@ extension Table {
     /// per distinct value rather than one nested insert per object, and the
     /// primary-key insert doubles as the duplicate check. A large batch
     /// builds its indexes in parallel, one index per thread: they share
-    /// nothing but the columns they read.
+    /// nothing but the columns they read. The values new to an index join
+    /// its ordered half at the end, together (see ``restoreIndexes(_:)``).
     ///
     /// - Returns: a description of the first duplicate primary key, or `nil`
     ///   (the indexes are then incomplete, and the table must be discarded).
@@ -155,26 +162,35 @@ extension Table {
         return built.lazy.compactMap(\.1).first
     }
 
-    /// Moves the indexes out of the table, so that each is uniquely
-    /// referenced where it grows; ``restoreIndexes(_:)`` puts them back.
+    /// Moves the hash indexes out of the table, so that each is uniquely
+    /// referenced where it grows; ``restoreIndexes(_:)`` puts them back. The
+    /// ordered halves stay behind, unchanged until then.
     mutating func takeIndexes(schema: ObjectSchema) -> [IndexBuild] {
         var builds: [IndexBuild] = []
         if let pk = schema.primaryKeyIndex, let index = primaryIndex {
-            builds.append(.primary(index, property: pk))
+            builds.append(.primary(index, added: [], property: pk))
             primaryIndex = nil
         }
         for p in secondaryIndexes.keys.sorted() {
-            builds.append(.secondary(secondaryIndexes.removeValue(forKey: p)!, property: p))
+            builds.append(.secondary(secondaryIndexes.removeValue(forKey: p)!, added: [], property: p))
         }
         return builds
     }
 
-    /// Puts back the indexes ``takeIndexes(schema:)`` took.
+    /// Puts back the indexes ``takeIndexes(schema:)`` took, and adds the
+    /// values new to each to its ordered half: all at once, so that a large
+    /// batch (a replayed bulk insert, a loaded snapshot) builds the tree in
+    /// one pass rather than value by value (see
+    /// ``PersistentSortedSet/insert(contentsOf:)``).
     mutating func restoreIndexes(_ builds: [IndexBuild]) {
         for build in builds {
             switch build {
-            case .primary(let index, _): primaryIndex = index
-            case .secondary(let index, let p): secondaryIndexes[p] = index
+            case .primary(let index, let added, let p):
+                primaryIndex = index
+                orderedIndexes[p]!.insert(contentsOf: added)
+            case .secondary(let index, let added, let p):
+                secondaryIndexes[p] = index
+                orderedIndexes[p]!.insert(contentsOf: added)
             }
         }
     }
@@ -184,46 +200,73 @@ extension Table {
     static let parallelIndexingThreshold = 10_000
 }
 
-/// One index being extended, out of its table, by
-/// ``Table/indexSlots(from:schema:)`` or ``BackgroundIndexing``.
+extension Table {
+    /// Adds objects `keys` to the bucket of `value` in a secondary index.
+    /// The bucket grows in place (`formUnion` would build a new set, copying
+    /// a path of nodes per key), and keeps the key it was made with.
+    ///
+    /// - Returns: whether the bucket is new, that is, `value` is new to the index.
+    static func insert(_ keys: some Sequence<ObjectKey>, at value: Value, into index: inout TreeDictionary<Value, TreeSet<ObjectKey>>) -> Bool {
+        index.updateValue(forKey: value, default: []) { bucket in
+            defer { for key in keys { bucket.insert(key) } }
+            return bucket.isEmpty
+        }
+    }
+
+    /// Removes object `key` from the bucket of `value` in a secondary index,
+    /// and the bucket with it once empty.
+    ///
+    /// - Returns: the removed bucket's key, or `nil` when the bucket stays.
+    ///   The key is the value as first indexed, which may differ in its
+    ///   bytes from an equal `value` (canonically equivalent strings).
+    static func remove(_ key: ObjectKey, at value: Value, from index: inout TreeDictionary<Value, TreeSet<ObjectKey>>) -> Value? {
+        let emptied = index.updateValue(forKey: value) { bucket in
+            bucket?.remove(key)
+            return bucket?.isEmpty == true
+        }
+        guard emptied, let position = index.index(forKey: value) else { return nil }
+        return index.remove(at: position).key
+    }
+}
+
+/// One hash index being extended, out of its table, by
+/// ``Table/indexSlots(from:schema:)`` or ``BackgroundIndexing``, with the
+/// values new to it (its keys made since), which
+/// ``Table/restoreIndexes(_:)`` adds to the index's ordered half.
 enum IndexBuild: Sendable {
-    case primary(TreeDictionary<Value, ObjectKey>, property: Int)
-    case secondary(TreeDictionary<Value, TreeSet<ObjectKey>>, property: Int)
+    case primary(TreeDictionary<Value, ObjectKey>, added: [Value], property: Int)
+    case secondary(TreeDictionary<Value, TreeSet<ObjectKey>>, added: [Value], property: Int)
 
     /// Adds `keys`, reading their values from `columns`.
     ///
     /// - Returns: a description of the first duplicate primary key, or `nil`.
     mutating func add(_ keys: [ObjectKey], columns: [PersistentVector<Value>], className: String) -> String? {
         switch self {
-        case .primary(var index, let p):
-            self = .primary([:], property: p)
-            defer { self = .primary(index, property: p) }
+        case .primary(var index, var added, let p):
+            self = .primary([:], added: [], property: p)
+            defer { self = .primary(index, added: added, property: p) }
+            added.reserveCapacity(added.count + keys.count)
             for key in keys {
                 let value = columns[p][key.slot]
                 if let other = index.updateValue(key, forKey: value) {
                     return "\(className) \(other) and \(key) share the primary key \(value)"
                 }
+                added.append(value)
             }
             return nil
-        case .secondary(var index, let p):
-            self = .secondary([:], property: p)
-            defer { self = .secondary(index, property: p) }
+        case .secondary(var index, var added, let p):
+            self = .secondary([:], added: [], property: p)
+            defer { self = .secondary(index, added: added, property: p) }
             if keys.count == 1 {
                 // One object (an insert followed by a set, as a live write
                 // makes them): no grouping.
-                index[columns[p][keys[0].slot], default: []].insert(keys[0])
+                let value = columns[p][keys[0].slot]
+                if Table.insert(keys, at: value, into: &index) { added.append(value) }
                 return nil
             }
             var groups: [Value: [ObjectKey]] = [:]
             for key in keys { groups[columns[p][key.slot], default: []].append(key) }
-            for (value, members) in groups {
-                // Taken out, so that the bucket is uniquely referenced and
-                // grows in place (`formUnion` would build a new set, copying
-                // a path of nodes per member).
-                var bucket = index.removeValue(forKey: value) ?? []
-                for key in members { bucket.insert(key) }
-                index[value] = bucket
-            }
+            for (value, members) in groups where Table.insert(members, at: value, into: &index) { added.append(value) }
             return nil
         }
     }
