@@ -59,10 +59,13 @@ enum SnapshotCodec {
         return w.bytes
     }
 
-    /// Rebuilds a snapshot. Objects are inserted with the links that point
-    /// back (into tables already read, or to earlier objects of their own);
-    /// then the other links and the collections are set, so links may point
-    /// anywhere. Every op is checked against the state before it is applied.
+    /// Rebuilds a snapshot. Objects are inserted with their to-one links when
+    /// the target already exists; a table whose links point at tables read
+    /// after it is held until those are in (tables are applied in reverse
+    /// order at the end), so that the usual shapes (a dog linking to its
+    /// owner) load as plain inserts. Links that still point ahead (cycles)
+    /// and the collections are set last, so links may point anywhere. Every
+    /// op is checked against the state before it is applied.
     static func decode(_ bytes: [UInt8]) throws(DecodingFailure) -> Snapshot {
         var r = ByteReader(bytes)
         let version = try r.varint()
@@ -74,22 +77,48 @@ enum SnapshotCodec {
         // count shows that no other object gained any when links were rebuilt.
         var storedBacklinks: [(TableKey, ObjectKey, [Backlink])] = []
         var storedBacklinkCount = 0
+        /// Tables whose objects are all in.
+        var complete = [Bool](repeating: false, count: schema.objectSchema.count)
+        /// Objects of tables held back, with their offsets (for errors), and the tables' slot counts.
+        var held: [(t: TableKey, slotCount: Int, objects: [(offset: Int, key: ObjectKey, values: [Value])])] = []
+
+        /// Inserts one object, after the dead slots before it; a link whose
+        /// target is not in yet waits in `deferred`.
+        func insert(_ t: TableKey, _ key: ObjectKey, _ values: [Value], offset: Int) throws(DecodingFailure) {
+            while batch.nextKey(t) < key { batch.appendDeadSlot(t) }
+            var values = values
+            for p in values.indices {
+                guard let link = values[p].linkValue, !complete[link.table.index], link.table != t || link.key >= key else { continue }
+                deferred.append(.set(t, key, property: p, values[p]))
+                values[p] = .null
+            }
+            if let problem = batch.apply(.insert(t, key, values)) { throw DecodingFailure(offset: offset, reason: problem) }
+        }
+        func finish(_ t: TableKey, slotCount: Int) {
+            while batch.nextKey(t).slot < slotCount { batch.appendDeadSlot(t) }
+            complete[t.index] = true
+        }
+
         for os in schema.objectSchema {
             let t = schema.tableByName[os.className]!
+            let pointsAhead = os.properties.prefix(os.storedCount).contains { p in
+                p.collection == .none && p.type == .object && (p.objectClassName.flatMap { schema.tableByName[$0]?.index } ?? -1) > t.index
+            }
             let slotCount = try r.count("slot count")
             let liveCount = try r.count("live count")
             guard liveCount <= slotCount else { throw r.fail("\(liveCount) live objects in \(slotCount) slots") }
             let stored = os.storedCount
             var previous: Int64 = -1
+            var objects: [(offset: Int, key: ObjectKey, values: [Value])] = []
+            if pointsAhead { objects.reserveCapacity(liveCount) }
             for _ in 0..<liveCount {
+                let offset = r.offset
                 let keyRaw = try r.varint()
                 guard keyRaw < UInt64(slotCount), Int64(keyRaw) > previous else { throw r.fail("object key \(keyRaw) out of order or range") }
                 let key = ObjectKey(Int64(keyRaw))
-                while batch.nextKey(t) < key {
-                    batch.appendDeadSlot(t)
-                }
                 previous = Int64(keyRaw)
                 var values: [Value] = []
+                values.reserveCapacity(stored)
                 for p in 0..<stored {
                     let start = r.offset
                     let v = try ChangeRecordCodec.decodeValue(&r, schema)
@@ -97,15 +126,7 @@ enum SnapshotCodec {
                     guard property.collection == .none ? schema.accepts(v, for: property) : v.isNull else {
                         throw DecodingFailure(offset: start, reason: "value \(v) does not fit '\(os.className).\(property.name)'")
                     }
-                    // A link into a table already read, or to an earlier
-                    // object of this one, is part of the insert; others wait
-                    // until every object exists.
-                    if let link = v.linkValue, link.table.index > t.index || (link.table == t && link.key >= key) {
-                        deferred.append(.set(t, key, property: p, v))
-                        values.append(.null)
-                    } else {
-                        values.append(v)
-                    }
+                    values.append(v)
                 }
                 for p in 0..<stored where os.properties[p].collection != .none {
                     let element = os.properties[p].elementProperty
@@ -134,12 +155,21 @@ enum SnapshotCodec {
                 }
                 if !backlinks.isEmpty { storedBacklinks.append((t, key, backlinks)) }
                 storedBacklinkCount += backlinks.count
-                // Links are set below, once every object exists.
-                if let problem = batch.apply(.insert(t, key, values)) { throw r.fail(problem) }
+                if pointsAhead {
+                    objects.append((offset, key, values))
+                } else {
+                    try insert(t, key, values, offset: offset)
+                }
             }
-            while batch.nextKey(t).slot < slotCount {
-                batch.appendDeadSlot(t)
+            if pointsAhead {
+                held.append((t, slotCount, objects))
+            } else {
+                finish(t, slotCount: slotCount)
             }
+        }
+        for (t, slotCount, objects) in held.reversed() {
+            for object in objects { try insert(t, object.key, object.values, offset: object.offset) }
+            finish(t, slotCount: slotCount)
         }
         guard r.isAtEnd else { throw r.fail("bytes left after the last table") }
         for op in deferred {

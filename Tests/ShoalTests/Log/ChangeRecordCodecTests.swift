@@ -154,6 +154,40 @@ import Testing
         #expect(restored.invariantViolation() == nil)
     }
 
+    @Test("tables that link ahead load after their targets; links that still point ahead (to later objects, in cycles) are set last")
+    func linksAhead() throws {
+        // Reversed, so that every to-one link points at a table read later.
+        // Reading, last and linking nowhere by type, loads while the tables
+        // before it are held: its mixed links to them must wait.
+        let realm = try makeRealm(types: [Note.self, AllTypes.self, Puppy.self, Kennel.self, Dog.self, Person.self, Reading.self])
+        try realm.write {
+            let people = (0..<5).map { realm.create(Person.self, value: ["id": $0, "name": "p\($0)"]) }
+            let dogs = (0..<40).map { realm.create(Dog.self, value: ["id": $0, "owner": people[$0 % 5]]) }
+            for (i, dog) in dogs.enumerated() where i % 3 == 0 { realm.create(Puppy.self, value: ["name": "pup\(i)", "mother": dog]) }
+            var previous: AllTypes?
+            for i in 0..<6 {
+                let row = realm.create(AllTypes.self, value: ["id": ObjectId.generate(), "link": dogs[i]])
+                // Mixed values linking back, and to a person.
+                row.any = i % 2 == 0 ? AnyRealmValue.object(people[i % 5]) : previous.map { AnyRealmValue.object($0) } ?? .none
+                previous = row
+            }
+            // A mixed link to a later object of the same table: set ahead.
+            realm.objects(AllTypes.self).first!.any = .object(realm.objects(AllTypes.self).last!)
+            for (i, row) in realm.objects(AllTypes.self).enumerated() {
+                realm.create(Reading.self, value: ["code": "r\(i)", "mixed": AnyRealmValue.object(row)])
+            }
+            for dog in dogs where dog.id % 7 == 3 { realm.delete(dog) }
+        }
+        let snapshot = realm.instance.coordinator.latest
+        let dogs = try #require(snapshot.schema.tableByName["Dog"])
+        let people = try #require(snapshot.schema.tableByName["Person"])
+        #expect(dogs.index < people.index)
+        #expect(snapshot.tables[dogs.index].alive.count > snapshot.tables[dogs.index].count)
+        let restored = try SnapshotCodec.decode(SnapshotCodec.encode(snapshot))
+        #expect(restored.hasSameContents(as: snapshot))
+        #expect(restored.invariantViolation() == nil)
+    }
+
     @Test("a snapshot whose objects share a primary key is rejected when its indexes are built")
     func duplicatePrimaryKey() throws {
         let schema = try makeRealm().instance.schema
