@@ -24,13 +24,6 @@ import HashTreeCollections
 ///   the rest object by object.
 ///
 /// Results come in table (object key) order, as an unsorted Realm query's do.
-///
-/// - Note: `Value`'s `==` (and so a hash index bucket) equates canonically
-///   equivalent strings, while ranges order strings by their UTF-8 bytes. An
-///   indexed string column holding two byte-different spellings of one
-///   string (such as precomposed and decomposed "é") finds the objects of
-///   both under the bucket key's bytes, so a range can miss the spelling
-///   that is not the key's. Realm compares strings by bytes for equality too.
 struct QueryPlan {
     enum Access: Equatable {
         case scan

@@ -217,8 +217,8 @@ extension Table {
     /// and the bucket with it once empty.
     ///
     /// - Returns: the removed bucket's key, or `nil` when the bucket stays.
-    ///   The key is the value as first indexed, which may differ in its
-    ///   bytes from an equal `value` (canonically equivalent strings).
+    ///   The key is the value as first indexed, which may differ in kind
+    ///   from an equal `value` (`3` and `3.0` in a mixed property).
     static func remove(_ key: ObjectKey, at value: Value, from index: inout TreeDictionary<Value, TreeSet<ObjectKey>>) -> Value? {
         let emptied = index.updateValue(forKey: value) { bucket in
             bucket?.remove(key)

@@ -2,13 +2,15 @@ import Foundation
 
 extension Value: Hashable {
     /// Equality as Realm's `Mixed` defines it: numbers are equal when their
-    /// numeric values are equal, whatever their kind.
+    /// numeric values are equal, whatever their kind; strings when their
+    /// UTF-8 bytes are (Realm compares strings as bytes, so precomposed and
+    /// decomposed "é" differ, where Swift's `String ==` equates them).
     static func == (lhs: Value, rhs: Value) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case (.bool(let a), .bool(let b)): return a == b
         case (.int(let a), .int(let b)): return a == b
-        case (.string(let a), .string(let b)): return a == b
+        case (.string(let a), .string(let b)): return compareStrings(a, b) == .orderedSame
         case (.data(let a), .data(let b)): return a == b
         case (.date(let a), .date(let b)): return a == b
         case (.objectId(let a), .objectId(let b)): return a == b
@@ -30,7 +32,10 @@ extension Value: Hashable {
         case .float(let v): hasher.combine(Double(v))
         case .double(let v): hasher.combine(v)
         case .decimal(let v): hasher.combine(v.doubleValue)
-        case .string(let v): hasher.combine(v)
+        case .string(let v):
+            // The bytes, consistent with `==` (`String`'s own hash normalises).
+            var v = v
+            v.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         case .data(let v): hasher.combine(v)
         case .date(let v): hasher.combine(v)
         case .objectId(let v): hasher.combine(v)
