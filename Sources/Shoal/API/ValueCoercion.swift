@@ -9,7 +9,12 @@ enum ValueCoercion {
     static func value(
         _ any: Any?, for property: Property, className: String, realm: RealmInstance?, update: Realm.UpdatePolicy
     ) throws(ShoalError) -> Value {
-        let name = "\(className).\(property.name)"
+        // The commonest cases first, before the existential casts: a plain
+        // `Int` or `String` for a property of that type.
+        if property.type == .int, let int = any as? Int { return .int(Int64(int)) }
+        if property.type == .string, let string = any as? String { return .string(string) }
+        // Only for messages: built when one is thrown.
+        var name: String { "\(className).\(property.name)" }
         guard let any = unwrap(any) else {
             if property.isOptional || property.type == .any { return .null }
             throw ShoalError(.typeMismatch, "Invalid null value for non-nullable property '\(name)'.",

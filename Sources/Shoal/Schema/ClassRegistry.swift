@@ -22,7 +22,12 @@ struct ClassInfo: @unchecked Sendable {
 /// key paths to property indexes.
 enum ClassRegistry {
     private static let classes = Locked<[ObjectIdentifier: ClassInfo]>([:])
-    private static let keyPaths = Locked<[AnyKeyPath: Int]>([:])
+    /// Property indexes by key path object. Keyed by identity, which is
+    /// cheap to hash where `AnyKeyPath`'s own hash walks its components: a
+    /// literal key path (what `@Persisted`'s subscript receives) is one
+    /// object for the life of the process, and the entry holds the key path,
+    /// so its identity is never reused for another.
+    private static let keyPaths = Locked<[ObjectIdentifier: (keyPath: AnyKeyPath, index: Int)]>([:])
 
     static func info(for type: Object.Type) -> ClassInfo {
         let id = ObjectIdentifier(type)
@@ -136,8 +141,11 @@ enum ClassRegistry {
     ///
     /// Learned once per key path: a fresh instance gets a marker written
     /// through the key path, and reflection finds which property carries it.
+    /// How many key paths ``propertyIndex(_:_:)`` has cached (for tests).
+    static var cachedKeyPathCount: Int { keyPaths.withLock { $0.count } }
+
     static func propertyIndex<O: Object, T>(_ type: O.Type, _ keyPath: ReferenceWritableKeyPath<O, Persisted<T>>) -> Int {
-        if let index = keyPaths.withLock({ $0[keyPath] }) { return index }
+        if let index = keyPaths.withLock({ $0[ObjectIdentifier(keyPath)]?.index }) { return index }
         let probe = type.init()
         probe[keyPath: keyPath].isProbe = true
         let info = self.info(for: type)
@@ -145,7 +153,7 @@ enum ClassRegistry {
             if let p = child.value as? any PersistedProperty, p.isProbe, let label = child.label,
                 let index = info.schema.indexByName[String(label.dropFirst())]
             {
-                keyPaths.withLock { $0[keyPath] = index }
+                keyPaths.withLock { $0[ObjectIdentifier(keyPath)] = (keyPath, index) }
                 return index
             }
         }

@@ -4,6 +4,24 @@ import Testing
 @testable import Shoal
 
 @Suite struct ObjectTests {
+    @Test("property accessors find their property by key path identity: the cache does not grow with use")
+    func keyPathCache() throws {
+        let realm = try makeRealm()
+        func touch() throws {
+            let dog = Dog()
+            dog.id = 1; dog.name = "Rex"; dog.age = 3
+            _ = dog.name
+            try realm.write { realm.add(dog, update: .modified) }
+            #expect(dog.name == "Rex")
+            try realm.write { dog.name = "Max"; dog.age = 4 }
+        }
+        try touch()
+        let cached = ClassRegistry.cachedKeyPathCount
+        for _ in 0..<50 { try touch() }
+        #expect(ClassRegistry.cachedKeyPathCount == cached)
+        #expect(realm.object(ofType: Dog.self, forPrimaryKey: 1)?.name == "Max")
+    }
+
     @Test("an unmanaged object holds its own values until added, then reads and writes go to the Realm")
     func unmanagedThenManaged() throws {
         let realm = try makeRealm()
