@@ -98,7 +98,15 @@ public struct Persisted<T: PersistableValue> {
                 T.writeManaged(newValue, ManagedSlot(ref: ref, property: ClassRegistry.propertyIndex(O.self, storageKeyPath)))
                 return
             }
-            object[keyPath: storageKeyPath].box?.set(newValue)
+            if let offset = ClassRegistry.wrapperOffset(O.self, storageKeyPath) {
+                // The wrapper's first field, at the offset the runtime's field
+                // metadata gave and reflection confirmed: its box is an
+                // UnmanagedBox<T>. (Projecting the key path cost more than
+                // the rest of the set.)
+                if let box = ClassRegistry.boxObject(at: offset, in: object) { unsafeDowncast(box, to: UnmanagedBox<T>.self).set(newValue) }
+            } else {
+                object[keyPath: storageKeyPath].box?.set(newValue)
+            }
         }
     }
 }

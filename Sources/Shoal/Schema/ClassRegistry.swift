@@ -27,7 +27,7 @@ enum ClassRegistry {
     /// literal key path (what `@Persisted`'s subscript receives) is one
     /// object for the life of the process, and the entry holds the key path,
     /// so its identity is never reused for another.
-    private static let keyPaths = Locked<[ObjectIdentifier: (keyPath: AnyKeyPath, index: Int)]>([:])
+    private static let keyPaths = Locked<[ObjectIdentifier: (keyPath: AnyKeyPath, index: Int, offset: Int?)]>([:])
 
     static func info(for type: Object.Type) -> ClassInfo {
         let id = ObjectIdentifier(type)
@@ -89,8 +89,13 @@ enum ClassRegistry {
 
     private static func box(at offset: Int?, in object: Object) -> (any AnyUnmanagedBox)? {
         guard let offset else { return nil }
-        let base = Unmanaged.passUnretained(object).toOpaque()
-        return (base + offset).load(as: AnyObject?.self) as? any AnyUnmanagedBox
+        return boxObject(at: offset, in: object) as? any AnyUnmanagedBox
+    }
+
+    /// The unmanaged box of the `@Persisted` wrapper at field `offset` of
+    /// `object` (its first field), or `nil` for a managed accessor's wrapper.
+    static func boxObject(at offset: Int, in object: Object) -> AnyObject? {
+        withExtendedLifetime(object) { (Unmanaged.passUnretained(object).toOpaque() + offset).load(as: AnyObject?.self) }
     }
 
     /// The unmanaged value box of each stored property of `object`, by schema index.
@@ -145,7 +150,20 @@ enum ClassRegistry {
     static var cachedKeyPathCount: Int { keyPaths.withLock { $0.count } }
 
     static func propertyIndex<O: Object, T>(_ type: O.Type, _ keyPath: ReferenceWritableKeyPath<O, Persisted<T>>) -> Int {
-        if let index = keyPaths.withLock({ $0[ObjectIdentifier(keyPath)]?.index }) { return index }
+        property(type, keyPath).index
+    }
+
+    /// The field offset of the `@Persisted` wrapper at `keyPath` in `type`'s
+    /// instances, where the runtime's field metadata gave it (see
+    /// ``unmanagedBoxes(of:)``), for reading its unmanaged box directly.
+    static func wrapperOffset<O: Object, T>(_ type: O.Type, _ keyPath: ReferenceWritableKeyPath<O, Persisted<T>>) -> Int? {
+        property(type, keyPath).offset
+    }
+
+    private static func property<O: Object, T>(
+        _ type: O.Type, _ keyPath: ReferenceWritableKeyPath<O, Persisted<T>>
+    ) -> (index: Int, offset: Int?) {
+        if let found = keyPaths.withLock({ $0[ObjectIdentifier(keyPath)] }) { return (found.index, found.offset) }
         let probe = type.init()
         probe[keyPath: keyPath].isProbe = true
         let info = self.info(for: type)
@@ -153,8 +171,9 @@ enum ClassRegistry {
             if let p = child.value as? any PersistedProperty, p.isProbe, let label = child.label,
                 let index = info.schema.indexByName[String(label.dropFirst())]
             {
-                keyPaths.withLock { $0[ObjectIdentifier(keyPath)] = (keyPath, index) }
-                return index
+                let offset = index < info.wrapperOffsets.count ? info.wrapperOffsets[index] : nil
+                keyPaths.withLock { $0[ObjectIdentifier(keyPath)] = (keyPath, index, offset) }
+                return (index, offset)
             }
         }
         preconditionFailure("Could not find the @Persisted property of \(type) at \(keyPath)")
