@@ -103,22 +103,14 @@ enum ChangeRecordCodec {
         var r = ByteReader(bytes)
         let count = try r.count("op count")
         reserve(min(count, bytes.count))
-        let shapes = schema.objectSchema.map { os in
-            os.properties.prefix(os.storedCount).map { PropertyShape(collection: $0.collection, value: ValueShape($0, in: schema)) }
-        }
         for _ in 0..<count {
-            guard body(try decodeOp(&r, schema, shapes)) else { return }
+            guard body(try decodeOp(&r, schema)) else { return }
         }
         guard r.isAtEnd else { throw r.fail("\(bytes.count - r.offset) bytes left after \(count) ops") }
     }
 
-    /// A stored property as the decoder checks it (a collection's shape is its elements').
-    private struct PropertyShape {
-        let collection: CollectionKind
-        let value: ValueShape
-    }
-
-    private static func decodeOp(_ r: inout ByteReader, _ schema: Schema, _ shapes: [[PropertyShape]]) throws(DecodingFailure) -> ChangeOp {
+    private static func decodeOp(_ r: inout ByteReader, _ schema: Schema) throws(DecodingFailure) -> ChangeOp {
+        let shapes = schema.shapes
         let tagOffset = r.offset
         let tag = try r.byte()
         let table = try r.index(below: shapes.count, "table")

@@ -101,9 +101,8 @@ enum SnapshotCodec {
 
         for os in schema.objectSchema {
             let t = schema.tableByName[os.className]!
-            let pointsAhead = os.properties.prefix(os.storedCount).contains { p in
-                p.collection == .none && p.type == .object && (p.objectClassName.flatMap { schema.tableByName[$0]?.index } ?? -1) > t.index
-            }
+            let shapes = schema.shapes[t.index]
+            let pointsAhead = shapes.contains { $0.collection == .none && $0.value.linkTable > t.index }
             let slotCount = try r.count("slot count")
             let liveCount = try r.count("live count")
             guard liveCount <= slotCount else { throw r.fail("\(liveCount) live objects in \(slotCount) slots") }
@@ -122,23 +121,21 @@ enum SnapshotCodec {
                 for p in 0..<stored {
                     let start = r.offset
                     let v = try ChangeRecordCodec.decodeValue(&r, schema)
-                    let property = os.properties[p]
-                    guard property.collection == .none ? schema.accepts(v, for: property) : v.isNull else {
-                        throw DecodingFailure(offset: start, reason: "value \(v) does not fit '\(os.className).\(property.name)'")
+                    guard shapes[p].collection == .none ? shapes[p].value.accepts(v) : v.isNull else {
+                        throw DecodingFailure(offset: start, reason: "value \(v) does not fit '\(os.className).\(os.properties[p].name)'")
                     }
                     values.append(v)
                 }
-                for p in 0..<stored where os.properties[p].collection != .none {
-                    let element = os.properties[p].elementProperty
+                for p in 0..<stored where shapes[p].collection != .none {
                     let n = try r.count("collection size")
                     for i in 0..<n {
-                        let key2 = os.properties[p].collection == .map ? try r.string() : ""
+                        let key2 = shapes[p].collection == .map ? try r.string() : ""
                         let start = r.offset
                         let v = try ChangeRecordCodec.decodeValue(&r, schema)
-                        guard schema.accepts(v, for: element) else {
+                        guard shapes[p].value.accepts(v) else {
                             throw DecodingFailure(offset: start, reason: "element \(v) does not fit '\(os.className).\(os.properties[p].name)'")
                         }
-                        switch os.properties[p].collection {
+                        switch shapes[p].collection {
                         case .list: deferred.append(.listInsert(t, key, property: p, index: i, v))
                         case .set: deferred.append(.setInsert(t, key, property: p, v))
                         default: deferred.append(.mapSet(t, key, property: p, key: key2, v))

@@ -49,6 +49,9 @@ public struct Schema: Sendable, Hashable, CustomStringConvertible {
     /// The classes, in table order.
     public let objectSchema: [ObjectSchema]
     let tableByName: [String: TableKey]
+    /// Per table, what each stored property accepts, resolved once: what
+    /// the log and snapshot decoders check every decoded value against.
+    let shapes: [[PropertyShape]]
 
     /// Creates a schema from class schemas; the order gives the table keys.
     public init(_ objectSchema: [ObjectSchema]) {
@@ -56,6 +59,9 @@ public struct Schema: Sendable, Hashable, CustomStringConvertible {
         var map: [String: TableKey] = [:]
         for (i, s) in objectSchema.enumerated() { map[s.className] = TableKey(i) }
         self.tableByName = map
+        self.shapes = objectSchema.map { os in
+            os.properties.prefix(os.storedCount).map { PropertyShape(collection: $0.collection, value: ValueShape($0, tables: map)) }
+        }
     }
 
     /// The class named `className`, or `nil`.
