@@ -121,45 +121,29 @@ extension Table {
     /// Values are grouped first, so a secondary index takes one bucket union
     /// per distinct value rather than one nested insert per object, and the
     /// primary-key insert doubles as the duplicate check. A large batch
-    /// builds its indexes in parallel, one index per thread: they share
-    /// nothing but the columns they read. The values new to an index join
-    /// its ordered half at the end, together (see ``restoreIndexes(_:)``).
+    /// builds its indexes in parallel, one index per thread
+    /// (``BackgroundIndexing``): they share nothing but the columns they
+    /// read. The values new to an index join its ordered half at the end,
+    /// together (see ``restoreIndexes(_:)``).
     ///
     /// - Returns: a description of the first duplicate primary key, or `nil`
     ///   (the indexes are then incomplete, and the table must be discarded).
     mutating func indexSlots(from start: Int, schema: ObjectSchema) -> String? {
         guard start < alive.count, primaryIndex != nil || !secondaryIndexes.isEmpty else { return nil }
-        let keys = { [alive] in
-            var keys: [ObjectKey] = []
-            keys.reserveCapacity(alive.count - start)
-            for slot in start..<alive.count where alive[slot] { keys.append(ObjectKey(Int64(slot))) }
-            return keys
-        }()
-
         var builds = takeIndexes(schema: schema)
-        let built: [(IndexBuild, String?)]
-        if builds.count > 1 && keys.count >= Self.parallelIndexingThreshold {
-            let columns = scalars
-            let inputs = Locked(builds.map(Optional.some))
-            builds = []
-            let outputs = Locked([(IndexBuild, String?)?](repeating: nil, count: inputs.withLock { $0.count }))
-            DispatchQueue.concurrentPerform(iterations: outputs.withLock { $0.count }) { i in
-                var build = inputs.withLock { inputs in
-                    defer { inputs[i] = nil }
-                    return inputs[i]!
-                }
-                let problem = build.add(keys, columns: columns, className: schema.className)
-                outputs.withLock { $0[i] = (build, problem) }
-            }
-            built = outputs.withLock { $0.map { $0! } }
+        var problem: String?
+        if builds.count > 1 && alive.count - start >= Self.parallelIndexingThreshold {
+            let job = BackgroundIndexing(builds, className: schema.className)
+            job.add(start..<alive.count, alive: alive, columns: scalars)
+            (builds, problem) = job.finish()
         } else {
-            built = builds.indices.map { i in
-                let problem = builds[i].add(keys, columns: scalars, className: schema.className)
-                return (builds[i], problem)
+            let keys = (start..<alive.count).filter { alive[$0] }.map { ObjectKey(Int64($0)) }
+            for i in builds.indices where problem == nil {
+                problem = builds[i].add(keys, columns: scalars, className: schema.className)
             }
         }
-        restoreIndexes(built.map(\.0))
-        return built.lazy.compactMap(\.1).first
+        restoreIndexes(builds)
+        return problem
     }
 
     /// Moves the hash indexes out of the table, so that each is uniquely
@@ -272,11 +256,13 @@ enum IndexBuild: Sendable {
     }
 }
 
-/// The indexes of one table, extended on other threads (one serial queue
-/// per index) while a ``BatchApplier`` goes on decoding and applying: the
-/// objects of a large replayed record are indexed as they arrive instead of
-/// all at the end. The table has no indexes until ``finish()`` hands them
-/// back, so the batch must call it before any op that reads or changes them.
+/// The indexes of one table, extended on other threads, one serial queue
+/// per index: in parallel with each other (``Table/indexSlots(from:schema:)``
+/// for a large batch) and with a ``BatchApplier`` that goes on decoding and
+/// applying, so that the objects of a large replayed record are indexed as
+/// they arrive instead of all at the end. The table has no indexes until
+/// ``finish()`` hands them back, so the batch must call it before any op
+/// that reads or changes them.
 final class BackgroundIndexing: Sendable {
     private let className: String
     private let builds: [Locked<(build: IndexBuild, problem: String?)>]

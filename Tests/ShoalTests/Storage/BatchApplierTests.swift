@@ -166,7 +166,10 @@ import Testing
         let dogs = try #require(schema.tableByName["Dog"])
         let pk = try #require(schema[dogs].primaryKeyIndex)
         let age = try #require(schema[dogs].indexByName["age"])
-        let count = Table.parallelIndexingThreshold * 2
+        // Above the parallel threshold, below the background one: indexed
+        // when the batch finishes, each index on its own thread.
+        let count = Table.parallelIndexingThreshold + 1_000
+        #expect(count < BatchApplier.backgroundIndexingThreshold)
         var values = ClassRegistry.info(for: Dog.self).defaults
         func ops(duplicateAt: Int?) -> [ChangeOp] {
             (0..<count).map { i in
