@@ -22,12 +22,21 @@ struct ClassInfo: @unchecked Sendable {
 /// key paths to property indexes.
 enum ClassRegistry {
     private static let classes = Locked<[ObjectIdentifier: ClassInfo]>([:])
-    /// Property indexes by key path object. Keyed by identity, which is
-    /// cheap to hash where `AnyKeyPath`'s own hash walks its components: a
-    /// literal key path (what `@Persisted`'s subscript receives) is one
-    /// object for the life of the process, and the entry holds the key path,
-    /// so its identity is never reused for another.
-    private static let keyPaths = Locked<[ObjectIdentifier: (keyPath: AnyKeyPath, index: Int, offset: Int?)]>([:])
+    /// A property's index and wrapper offset, by key path.
+    private struct KeyPathEntry {
+        /// Held, so that the key path's identity is never reused for another.
+        let keyPath: AnyKeyPath
+        let index: Int
+        let offset: Int?
+    }
+
+    /// Found by key path identity first, which is cheap to hash where
+    /// `AnyKeyPath`'s own hash walks its components: a literal key path
+    /// (what `@Persisted`'s subscript receives) is one object for the life
+    /// of the process. A key path made anew on each use (in a generic
+    /// class, say) is found by equality, and only its first object is kept
+    /// by identity, so neither table grows with use.
+    private static let keyPaths = Locked<(byIdentity: [ObjectIdentifier: KeyPathEntry], byValue: [AnyKeyPath: KeyPathEntry])>(([:], [:]))
 
     static func info(for type: Object.Type) -> ClassInfo {
         let id = ObjectIdentifier(type)
@@ -147,7 +156,7 @@ enum ClassRegistry {
     /// Learned once per key path: a fresh instance gets a marker written
     /// through the key path, and reflection finds which property carries it.
     /// How many key paths ``propertyIndex(_:_:)`` has cached (for tests).
-    static var cachedKeyPathCount: Int { keyPaths.withLock { $0.count } }
+    static var cachedKeyPathCount: Int { keyPaths.withLock { $0.byIdentity.count + $0.byValue.count } }
 
     static func propertyIndex<O: Object, T>(_ type: O.Type, _ keyPath: ReferenceWritableKeyPath<O, Persisted<T>>) -> Int {
         property(type, keyPath).index
@@ -163,7 +172,8 @@ enum ClassRegistry {
     private static func property<O: Object, T>(
         _ type: O.Type, _ keyPath: ReferenceWritableKeyPath<O, Persisted<T>>
     ) -> (index: Int, offset: Int?) {
-        if let found = keyPaths.withLock({ $0[ObjectIdentifier(keyPath)] }) { return (found.index, found.offset) }
+        let found = keyPaths.withLock { $0.byIdentity[ObjectIdentifier(keyPath)] ?? $0.byValue[keyPath] }
+        if let found { return (found.index, found.offset) }
         let probe = type.init()
         probe[keyPath: keyPath].isProbe = true
         let info = self.info(for: type)
@@ -172,7 +182,11 @@ enum ClassRegistry {
                 let index = info.schema.indexByName[String(label.dropFirst())]
             {
                 let offset = index < info.wrapperOffsets.count ? info.wrapperOffsets[index] : nil
-                keyPaths.withLock { $0[ObjectIdentifier(keyPath)] = (keyPath, index, offset) }
+                let entry = KeyPathEntry(keyPath: keyPath, index: index, offset: offset)
+                keyPaths.withLock { tables in
+                    tables.byIdentity[ObjectIdentifier(keyPath)] = entry
+                    tables.byValue[keyPath] = entry
+                }
                 return (index, offset)
             }
         }
