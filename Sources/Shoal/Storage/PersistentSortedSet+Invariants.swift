@@ -1,14 +1,6 @@
 import Foundation
 
-extension PersistentSortedSet {
-    /// Verifies the tree's shape and order. Active only when built with
-    /// `SHOAL_INTERNAL_CHECKS`.
-    func _checkInvariants() {
-        #if SHOAL_INTERNAL_CHECKS
-            if let problem = invariantViolation() { preconditionFailure("PersistentSortedSet invariant violated: \(problem)") }
-        #endif
-    }
-
+extension PersistentSortedSet: InvariantChecking {
     /// The first broken invariant, or `nil`: values strictly ascending and
     /// within their separators, every leaf at the same depth, branches with
     /// one more child than separators, nodes within ``maxCount`` and (off

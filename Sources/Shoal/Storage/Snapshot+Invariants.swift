@@ -2,17 +2,26 @@ import Foundation
 import HashTreeCollections
 import OrderedCollections
 
-extension Snapshot {
-    /// Verifies that every derived structure agrees with the columns: live
-    /// counts, primary and secondary indexes (hash and ordered halves), and
-    /// backlinks (one per link, in both directions). Active only when built with `SHOAL_INTERNAL_CHECKS`.
+/// A structure that can check its own invariants.
+protocol InvariantChecking {
+    /// The first broken invariant, or `nil` when the structure is consistent.
+    func invariantViolation() -> String?
+}
+
+extension InvariantChecking {
+    /// Stops on a broken invariant. Active only when built with
+    /// `SHOAL_INTERNAL_CHECKS`; otherwise free.
     func _checkInvariants() {
         #if SHOAL_INTERNAL_CHECKS
-            if let problem = invariantViolation() { preconditionFailure("Snapshot invariant violated: \(problem)") }
+            if let problem = invariantViolation() { preconditionFailure("\(Self.self) invariant violated: \(problem)") }
         #endif
     }
+}
 
-    /// The first broken invariant, or `nil` when the snapshot is consistent.
+extension Snapshot: InvariantChecking {
+    /// Every derived structure agrees with the columns: live counts, primary
+    /// and secondary indexes (hash and ordered halves), and backlinks (one
+    /// per link, in both directions). The first that does not, or `nil`.
     func invariantViolation() -> String? {
         var expectedBacklinks: [Link: [Backlink]] = [:]
         for table in tables {
