@@ -127,11 +127,11 @@ struct PosixFileIO: FileIO {
     }
 
     /// Takes a `flock` lock (`LOCK_EX` or `LOCK_SH`) on `fd`, trying again
-    /// for up to ``lockPatience`` while it is busy (see ``lockExclusive(at:)``).
+    /// for up to `patience` nanoseconds while it is busy (see ``lockExclusive(at:)``).
     ///
     /// - Returns: 0, or the `errno` of the last try.
-    static func flockPatiently(_ fd: Int32, _ operation: Int32) -> Int32 {
-        let deadline = DispatchTime.now().uptimeNanoseconds + lockPatience
+    static func flockPatiently(_ fd: Int32, _ operation: Int32, patience: UInt64 = lockPatience) -> Int32 {
+        let deadline = DispatchTime.now().uptimeNanoseconds + patience
         while flock(fd, operation | LOCK_NB) != 0 {
             let code = errno
             if code == EINTR { continue }

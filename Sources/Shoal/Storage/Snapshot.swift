@@ -23,11 +23,11 @@ struct Snapshot: Sendable {
         self.tables = schema.objectSchema.enumerated().map { Table(key: TableKey($0.offset), schema: $0.element) }
     }
 
-    /// Reads table `t` in place. (`tables[t.index].x` copies the whole
-    /// `Table` first, a retain and release per column and index, which
-    /// showed in profiles of every per-object read.)
-    /// The pointer is valid only inside `body`; read through `pointee`
-    /// (even a borrowed `Table` parameter is copied to call a method on it).
+    /// Reads table `t` in place, through a pointer valid only inside `body`.
+    ///
+    /// `tables[t.index].x` copies the whole `Table` first (a retain and
+    /// release per column and index, in every per-object read), and so does
+    /// calling a method on a borrowed `Table`: read fields through `pointee`.
     @inline(__always)
     func withTable<R>(_ t: TableKey, _ body: (UnsafePointer<Table>) -> R) -> R {
         tables.withUnsafeBufferPointer { body($0.baseAddress! + t.index) }

@@ -186,7 +186,8 @@ struct RecoverySource: Sendable {
         let lockPath = joinPath(directory, "LOCK")
         let fd = Glibc.open(lockPath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
-        if PosixFileIO.flockPatiently(fd, LOCK_SH) != 0 {
+        // (Ignoring the lock, one try tells all there is to know.)
+        if PosixFileIO.flockPatiently(fd, LOCK_SH, patience: ignoringLock ? 0 : PosixFileIO.lockPatience) != 0 {
             _ = Glibc.close(fd)
             if ignoringLock { return nil }
             throw ShoalError(
