@@ -155,8 +155,14 @@ enum ClassRegistry {
     ///
     /// Learned once per key path: a fresh instance gets a marker written
     /// through the key path, and reflection finds which property carries it.
-    /// How many key paths ``propertyIndex(_:_:)`` has cached (for tests).
-    static var cachedKeyPathCount: Int { keyPaths.withLock { $0.byIdentity.count + $0.byValue.count } }
+    /// How many key paths into `type` ``propertyIndex(_:_:)`` has cached,
+    /// counting both tables (for tests).
+    static func cachedKeyPathCount(for root: Object.Type) -> Int {
+        keyPaths.withLock { tables in
+            tables.byIdentity.values.count { Swift.type(of: $0.keyPath).rootType == root }
+                + tables.byValue.values.count { Swift.type(of: $0.keyPath).rootType == root }
+        }
+    }
 
     static func propertyIndex<O: Object, T>(_ type: O.Type, _ keyPath: ReferenceWritableKeyPath<O, Persisted<T>>) -> Int {
         property(type, keyPath).index
