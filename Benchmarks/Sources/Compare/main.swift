@@ -22,6 +22,9 @@ struct Options {
     var profile: String? = nil
     var engine = "Shoal"
     var seconds = 20
+    /// Profiling W6: a store to reopen; populated only if it does not exist
+    /// yet, so that a profiler can watch a process that only reopens.
+    var store: String? = nil
 
     init(_ arguments: [String]) {
         var it = arguments.dropFirst().makeIterator()
@@ -42,12 +45,14 @@ struct Options {
             case "--profile": profile = it.next()
             case "--engine": engine = it.next() ?? "Shoal"
             case "--seconds": seconds = int()
+            case "--store": store = it.next()
             case "--only": only = Set((it.next() ?? "").split(separator: ",").map { String($0).uppercased() })
             case "-h", "--help":
                 print("""
                     usage: compare [--dogs N] [--commits M] [--lookups L] [--queries Q] [--rounds R] [--reopen-dogs N] [--only W1,W2,W3,W6,W9,W10]
-                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|W3.pk-range|W6.reopen[-compacted]|... [--engine Shoal|GRDB] [--seconds S]
-                             (one engine's workload in a loop, for perf record)
+                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|W3.pk-range|W6.reopen[-compacted]|... [--engine Shoal|GRDB] [--seconds S] [--store PATH]
+                             (one engine's workload in a loop, for perf record; W6 with --store reopens PATH,
+                              populating it only if it does not exist)
                     """)
                 exit(0)
             default: fatalError("unknown option \(flag)")
@@ -163,10 +168,12 @@ if let name = options.profile {
             }
         }
     case "W6.reopen", "W6.reopen-compacted":
-        let path = Disk.scratch("profile")
-        try engine.populate(data, path: path, compact: name == "W6.reopen-compacted")
+        let path = options.store ?? Disk.scratch("profile")
+        if options.store == nil || !FileManager.default.fileExists(atPath: path) {
+            try engine.populate(data, path: path, compact: name == "W6.reopen-compacted")
+        }
         body = { _ = try engine.reopenAndCount(path: path, breed: "Pug") }
-        cleanup = { Disk.remove(path) }
+        if options.store == nil { cleanup = { Disk.remove(path) } }
     default:
         fatalError("unknown workload \(name)")
     }

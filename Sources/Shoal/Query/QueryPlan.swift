@@ -1,15 +1,13 @@
-import HashTreeCollections
-
 /// How a query over one table runs: where its candidates come from (the
 /// primary key index, a secondary index, or a column scan) and what is
 /// tested on them afterwards. The Query layer's entry point.
 ///
 /// - Equality and `IN` on the primary key or an `indexed: true` property
-///   are looked up in the hash index.
+///   are looked up in its index.
 /// - Ranges (`<`, `<=`, `>`, `>=`, `BETWEEN`) on the primary key or an
-///   `indexed: true` property take the distinct values between the bounds
-///   from the index's ordered half (``Table/orderedIndexes``); their objects
-///   are the candidates, and the range is tested on them again. Only where
+///   `indexed: true` property take the entries between the bounds from its
+///   index, which is ordered (``SortedTree``); their objects are the
+///   candidates, and the range is tested on them again. Only where
 ///   `Value.compare` orders the values as the comparison's own matcher does:
 ///   no `[c]` or `[d]`, a property of one type (not `AnyRealmValue`), and
 ///   constants that are neither null nor NaN (an `Int` property may be
@@ -31,6 +29,8 @@ struct QueryPlan {
         case primaryKey([Value])
         /// The objects with these values of an indexed property.
         case index(property: Int, values: [Value])
+        /// These objects (in table order), found by a range of primary keys.
+        case objects([ObjectKey])
     }
 
     let table: TableKey
@@ -114,24 +114,38 @@ struct QueryPlan {
             let (lower, upper) = orderedBounds(matcher, snapshot.schema[table].properties[property])
         else { return nil }
         // A primary key value has one object; a secondary one, its bucket.
-        let (ordered, buckets) = snapshot.withTable(table) { ($0.pointee.orderedIndexes[property], $0.pointee.secondaryIndexes[property]) }
-        guard let ordered else { return nil }
-        var values: [Value] = []
+        let isPrimary = snapshot.schema[table].properties[property].isPrimary
+        let (primary, secondary) = snapshot.withTable(table) {
+            isPrimary ? ($0.pointee.primaryIndex, nil) : (nil, $0.pointee.secondaryIndexes[property])
+        }
         var candidates = 0
-        ordered.forEach(from: lower, to: upper) { value in
+        if let primary {
+            var keys: [ObjectKey] = []
+            primary.forEach(from: lower, to: upper) { _, key in
+                keys.append(key)
+                candidates += 1
+                return candidates <= limit
+            }
+            guard candidates <= limit else { return nil }
+            keys.sort()
+            return (.objects(keys), candidates)
+        }
+        guard let secondary else { return nil }
+        var values: [Value] = []
+        secondary.forEach(from: lower, to: upper) { value, bucket in
             values.append(value)
-            candidates += buckets?[value]?.count ?? 1
+            candidates += bucket.count
             return candidates <= limit
         }
         guard candidates <= limit else { return nil }
-        return (buckets == nil ? .primaryKey(values) : .index(property: property, values: values), candidates)
+        return (.index(property: property, values: values), candidates)
     }
 
     /// The bounds, in `Value.compare` order, of the values a range
     /// `matcher` accepts in a column of `property`, or `nil` when that order
     /// is not the matcher's (see the type's discussion).
     private static func orderedBounds(_ matcher: ValueMatcher, _ property: Property)
-        -> (PersistentSortedSet.Bound?, PersistentSortedSet.Bound?)?
+        -> (TreeBound<Value>?, TreeBound<Value>?)?
     {
         // A typed column's values are of one kind (and null), so a constant
         // of another kind gives an empty range or the whole column: still a
@@ -142,14 +156,14 @@ struct QueryPlan {
             if constant.isNull || constant.doubleValue?.isNaN == true { return nil }
             if case .decimal(let d) = constant, d.isNaN { return nil }
         }
-        let operands = matcher.operands.map { PersistentSortedSet.Bound(value: $0, isInclusive: true) }
-        var exclusive: PersistentSortedSet.Bound {
+        let operands = matcher.operands.map { TreeBound(key: $0, isInclusive: true) }
+        var exclusive: TreeBound<Value> {
             var bound = operands[0]
             bound.isInclusive = false
             return bound
         }
         // Nulls sort first and are never in a range.
-        let afterNulls = PersistentSortedSet.Bound(value: .null, isInclusive: false)
+        let afterNulls = TreeBound<Value>(key: .null, isInclusive: false)
         switch matcher.op {
         case .lessThan: return (afterNulls, exclusive)
         case .lessThanOrEqual: return (afterNulls, operands[0])
@@ -170,9 +184,11 @@ struct QueryPlan {
         case .primaryKey(let values):
             keys = Self.inTableOrder(values.compactMap { storage.primaryIndex?[$0] })
         case .index(let property, let values):
-            var found: [ObjectKey] = []
-            for value in values { found += storage.secondaryIndexes[property]?[value] ?? [] }
-            keys = Self.inTableOrder(found)
+            let buckets = values.compactMap { storage.secondaryIndexes[property]?[$0] }
+            // A bucket is in table order already.
+            keys = buckets.count == 1 ? Array(buckets[0].keys) : Self.inTableOrder(buckets.flatMap(\.keys))
+        case .objects(let objects):
+            keys = objects
         case .scan:
             if let first = tests.firstIndex(where: { Self.columnTest($0, table) != nil }) {
                 let (property, matcher) = Self.columnTest(tests.remove(at: first), table)!

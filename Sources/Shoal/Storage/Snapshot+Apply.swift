@@ -1,4 +1,3 @@
-import HashTreeCollections
 import OrderedCollections
 
 extension Snapshot {
@@ -145,32 +144,26 @@ extension Snapshot {
         return []
     }
 
-    /// Indexes object `k` under its value `v` of property `p`; a value new to
-    /// the hash index joins its ordered half.
+    /// Indexes object `k` under its value `v` of property `p`.
     private mutating func addToIndex(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ v: Value) {
         let ti = t.index
         let (isPrimary, isSecondary) = withTable(t) { ($0.pointee.primaryIndex != nil, $0.pointee.secondaryIndexes[p] != nil) }
         if isPrimary, schema.objectSchema[ti].primaryKeyIndex == p {
-            if tables[ti].primaryIndex!.updateValue(k, forKey: v) == nil { tables[ti].orderedIndexes[p]!.insert(v) }
+            tables[ti].primaryIndex!.updateValue(k, forKey: v)
         } else if isSecondary {
-            if Table.insert(CollectionOfOne(k), at: v, into: &tables[ti].secondaryIndexes[p]!) { tables[ti].orderedIndexes[p]!.insert(v) }
+            Table.insert(CollectionOfOne(k), at: v, into: &tables[ti].secondaryIndexes[p]!)
         }
     }
 
     /// Unindexes object `k` from its value `v` of property `p`; a value no
-    /// object holds any more leaves both halves of the index.
+    /// object holds any more leaves the index.
     private mutating func removeFromIndex(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ v: Value) {
         let ti = t.index
         let (isPrimary, isSecondary) = withTable(t) { ($0.pointee.primaryIndex != nil, $0.pointee.secondaryIndexes[p] != nil) }
         if isPrimary, schema.objectSchema[ti].primaryKeyIndex == p {
-            if object(t, primaryKey: v) == k {
-                tables[ti].primaryIndex![v] = nil
-                tables[ti].orderedIndexes[p]!.remove(v)
-            }
+            if object(t, primaryKey: v) == k { tables[ti].primaryIndex!.remove(v) }
         } else if isSecondary {
-            if let emptied = Table.remove(k, at: v, from: &tables[ti].secondaryIndexes[p]!) {
-                tables[ti].orderedIndexes[p]!.remove(emptied)
-            }
+            Table.remove(k, at: v, from: &tables[ti].secondaryIndexes[p]!)
         }
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import HashTreeCollections
 import OrderedCollections
 
 /// A structure that can check its own invariants.
@@ -20,7 +19,7 @@ extension InvariantChecking {
 
 extension Snapshot: InvariantChecking {
     /// Every derived structure agrees with the columns: live counts, primary
-    /// and secondary indexes (hash and ordered halves), and backlinks (one
+    /// and secondary indexes (each a valid tree), and backlinks (one
     /// per link, in both directions). The first that does not, or `nil`.
     func invariantViolation() -> String? {
         var expectedBacklinks: [Link: [Backlink]] = [:]
@@ -46,17 +45,27 @@ extension Snapshot: InvariantChecking {
                 }
             }
             if let index = table.primaryIndex {
+                if let problem = index.invariantViolation() { return "\(schema.className): primary key index: \(problem)" }
                 if index.count != primary.count || primary.contains(where: { index[$0.key] != $0.value }) {
                     return "\(schema.className): primary key index disagrees with the column"
                 }
             }
+            let indexed = Set(schema.properties.indices.filter { schema.properties[$0].isIndexed && !schema.properties[$0].isPrimary && schema.properties[$0].collection == .none })
+            if Set(table.secondaryIndexes.keys) != indexed {
+                return "\(schema.className): secondary indexes for properties \(table.secondaryIndexes.keys.sorted()), indexed \(indexed.sorted())"
+            }
             for (p, index) in table.secondaryIndexes {
+                let name = "\(schema.className).\(schema.properties[p].name)"
+                if let problem = index.invariantViolation() { return "\(name): secondary index: \(problem)" }
+                for (value, bucket) in index {
+                    if bucket.isEmpty { return "\(name): secondary index holds an empty bucket for \(value)" }
+                    if let problem = bucket.invariantViolation() { return "\(name): bucket of \(value): \(problem)" }
+                }
                 let expected = secondary[p] ?? [:]
-                if index.count != expected.count || expected.contains(where: { Set(index[$0.key] ?? []) != $0.value }) {
-                    return "\(schema.className).\(schema.properties[p].name): secondary index disagrees with the column"
+                if index.count != expected.count || expected.contains(where: { Set(index[$0.key].map { Array($0.keys) } ?? []) != $0.value }) {
+                    return "\(name): secondary index disagrees with the column"
                 }
             }
-            if let problem = table.orderedIndexViolation(schema) { return problem }
         }
         for table in tables {
             for key in table.liveKeys {
@@ -76,7 +85,7 @@ extension Snapshot: InvariantChecking {
         guard version == other.version, schema == other.schema, tables.count == other.tables.count else { return false }
         for (a, b) in zip(tables, other.tables) {
             guard a.count == b.count, Array(a.alive) == Array(b.alive), Array(a.backlinks) == Array(b.backlinks),
-                a.primaryIndex == b.primaryIndex, a.secondaryIndexes == b.secondaryIndexes, a.orderedIndexes == b.orderedIndexes
+                Table.sameIndexes(a, b)
             else { return false }
             for (ca, cb) in zip(a.scalars, b.scalars) where !zip(ca, cb).allSatisfy({ $0.isIdentical(to: $1) }) { return false }
             for (p, la) in a.lists where !zip(la, b.lists[p]!).allSatisfy({ $0.count == $1.count && zip($0, $1).allSatisfy { $0.isIdentical(to: $1) } }) { return false }
@@ -88,23 +97,20 @@ extension Snapshot: InvariantChecking {
 }
 
 extension Table {
-    /// The first way the ordered indexes differ from the keys of the hash
-    /// indexes beside them (same values, same bytes), or `nil`.
-    fileprivate func orderedIndexViolation(_ schema: ObjectSchema) -> String? {
-        let indexed = Set(schema.properties.indices.filter { schema.properties[$0].isIndexed && schema.properties[$0].collection == .none })
-        if Set(orderedIndexes.keys) != indexed {
-            return "\(schema.className): ordered indexes for properties \(orderedIndexes.keys.sorted()), indexed \(indexed.sorted())"
+    /// Whether two tables' indexes hold the same entries: the same values
+    /// (of the same kinds, as first stored) and the same objects.
+    fileprivate static func sameIndexes(_ a: Table, _ b: Table) -> Bool {
+        switch (a.primaryIndex, b.primaryIndex) {
+        case (nil, nil): break
+        case (let x?, let y?): guard x.elementsEqual(y, by: { $0.key.isIdentical(to: $1.key) && $0.payload == $1.payload }) else { return false }
+        default: return false
         }
-        for (p, ordered) in orderedIndexes {
-            let name = "\(schema.className).\(schema.properties[p].name)"
-            if let problem = ordered.invariantViolation() { return "\(name): ordered index: \(problem)" }
-            let keys = schema.properties[p].isPrimary ? primaryIndex.map { Array($0.keys) } : secondaryIndexes[p].map { Array($0.keys) }
-            let expected = (keys ?? []).sorted { Value.compare($0, $1) == .orderedAscending }
-            if !ordered.elementsEqual(expected, by: { Value.compare($0, $1) == .orderedSame && $0.kindName == $1.kindName }) {
-                return "\(name): ordered index \(Array(ordered)) but hash index keys \(expected)"
-            }
+        guard Set(a.secondaryIndexes.keys) == Set(b.secondaryIndexes.keys) else { return false }
+        for (p, x) in a.secondaryIndexes {
+            guard x.elementsEqual(b.secondaryIndexes[p]!, by: { $0.key.isIdentical(to: $1.key) && $0.payload.keys.elementsEqual($1.payload.keys) })
+            else { return false }
         }
-        return nil
+        return true
     }
 }
 

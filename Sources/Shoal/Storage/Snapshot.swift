@@ -1,4 +1,3 @@
-import HashTreeCollections
 import OrderedCollections
 /// One immutable version of the whole database: the schema and every table.
 ///

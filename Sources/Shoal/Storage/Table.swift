@@ -1,5 +1,5 @@
 import Dispatch
-import HashTreeCollections
+import Foundation
 import OrderedCollections
 
 /// One link pointing at an object: who links, through which property.
@@ -29,15 +29,12 @@ struct Table: Sendable {
     var backlinks = PersistentVector<[Backlink]>()
     /// The number of live objects.
     var count = 0
-    /// Primary key value to object, when the class has a primary key.
-    var primaryIndex: TreeDictionary<Value, ObjectKey>?
-    /// Property index to (value to objects), for `indexed: true` properties.
-    var secondaryIndexes: [Int: TreeDictionary<Value, TreeSet<ObjectKey>>] = [:]
-    /// Property index to its distinct values in `Value.compare` order, for
-    /// the primary key and each `indexed: true` property: the ordered half
-    /// of those indexes, which answers ranges. It holds exactly the keys of
-    /// the hash index beside it.
-    var orderedIndexes: [Int: PersistentSortedSet] = [:]
+    /// Primary key value to object, in value order, when the class has a
+    /// primary key.
+    var primaryIndex: PrimaryIndex?
+    /// Property index to (value to objects), in value order, for
+    /// `indexed: true` properties.
+    var secondaryIndexes: [Int: SecondaryIndex] = [:]
 
     init(key: TableKey, schema: ObjectSchema) {
         self.key = key
@@ -46,8 +43,7 @@ struct Table: Sendable {
             scalars.append(PersistentVector())
             switch p.collection {
             case .none:
-                if p.isPrimary { primaryIndex = [:] } else if p.isIndexed { secondaryIndexes[i] = [:] }
-                if p.isIndexed { orderedIndexes[i] = PersistentSortedSet() }
+                if p.isPrimary { primaryIndex = PrimaryIndex() } else if p.isIndexed { secondaryIndexes[i] = SecondaryIndex() }
             case .list: lists[i] = PersistentVector()
             case .set: sets[i] = PersistentVector()
             case .map: maps[i] = PersistentVector()
@@ -73,6 +69,13 @@ struct Table: Sendable {
         return out
     }
 }
+
+/// A primary key index: each value to its object.
+typealias PrimaryIndex = SortedTree<Value, ObjectKey>
+/// A secondary index: each value to the objects holding it.
+typealias SecondaryIndex = SortedTree<Value, KeySet>
+/// Object keys in ascending (table) order.
+typealias KeySet = SortedTree<ObjectKey, Void>
 
 typealias OrderedSetStorage = OrderedSet<Value>
 typealias MapStorage = OrderedDictionary<String, Value>
@@ -118,13 +121,12 @@ extension Table {
     /// indexes, which must not hold them yet: the deferred half of an insert
     /// applied with `indexing: false`.
     ///
-    /// Values are grouped first, so a secondary index takes one bucket union
-    /// per distinct value rather than one nested insert per object, and the
-    /// primary-key insert doubles as the duplicate check. A large batch
-    /// builds its indexes in parallel, one index per thread
-    /// (``BackgroundIndexing``): they share nothing but the columns they
-    /// read. The values new to an index join its ordered half at the end,
-    /// together (see ``restoreIndexes(_:)``).
+    /// Each index gathers its new entries first and merges them into its
+    /// tree at once (``IndexBuild``), so a large batch builds the tree in
+    /// one pass rather than entry by entry, and the primary-key merge doubles
+    /// as the duplicate check. A large batch builds its indexes in parallel,
+    /// one index per thread (``BackgroundIndexing``): they share nothing but
+    /// the columns they read.
     ///
     /// - Returns: a description of the first duplicate primary key, or `nil`
     ///   (the indexes are then incomplete, and the table must be discarded).
@@ -138,43 +140,38 @@ extension Table {
             (builds, problem) = job.finish()
         } else {
             let keys = (start..<alive.count).filter { alive[$0] }.map { ObjectKey(Int64($0)) }
-            for i in builds.indices where problem == nil {
-                problem = builds[i].add(keys, columns: scalars, className: schema.className)
+            for i in builds.indices {
+                builds[i].add(keys, columns: scalars)
+                let found = builds[i].complete(className: schema.className)
+                if problem == nil { problem = found }
             }
         }
         restoreIndexes(builds)
         return problem
     }
 
-    /// Moves the hash indexes out of the table, so that each is uniquely
-    /// referenced where it grows; ``restoreIndexes(_:)`` puts them back. The
-    /// ordered halves stay behind, unchanged until then.
+    /// Moves the indexes out of the table, so that each is uniquely
+    /// referenced where it grows; ``restoreIndexes(_:)`` puts them back.
     mutating func takeIndexes(schema: ObjectSchema) -> [IndexBuild] {
         var builds: [IndexBuild] = []
         if let pk = schema.primaryKeyIndex, let index = primaryIndex {
-            builds.append(.primary(index, added: [], property: pk))
+            builds.append(IndexBuild(.primary(index), property: pk))
             primaryIndex = nil
         }
         for p in secondaryIndexes.keys.sorted() {
-            builds.append(.secondary(secondaryIndexes.removeValue(forKey: p)!, added: [], property: p))
+            builds.append(IndexBuild(.secondary(secondaryIndexes.removeValue(forKey: p)!), property: p))
         }
         return builds
     }
 
-    /// Puts back the indexes ``takeIndexes(schema:)`` took, and adds the
-    /// values new to each to its ordered half: all at once, so that a large
-    /// batch (a replayed bulk insert, a loaded snapshot) builds the tree in
-    /// one pass rather than value by value (see
-    /// ``PersistentSortedSet/insert(contentsOf:)``).
+    /// Puts back the indexes ``takeIndexes(schema:)`` took, once each
+    /// build is complete.
     mutating func restoreIndexes(_ builds: [IndexBuild]) {
         for build in builds {
-            switch build {
-            case .primary(let index, let added, let p):
-                primaryIndex = index
-                orderedIndexes[p]!.insert(contentsOf: added)
-            case .secondary(let index, let added, let p):
-                secondaryIndexes[p] = index
-                orderedIndexes[p]!.insert(contentsOf: added)
+            precondition(build.isComplete, "an index restored with entries not merged")
+            switch build.index {
+            case .primary(let index): primaryIndex = index
+            case .secondary(let index): secondaryIndexes[build.property] = index
             }
         }
     }
@@ -185,72 +182,113 @@ extension Table {
 }
 
 extension Table {
-    /// Adds objects `keys` to the bucket of `value` in a secondary index.
-    /// The bucket grows in place (`formUnion` would build a new set, copying
-    /// a path of nodes per key), and keeps the key it was made with.
+    /// Adds objects `keys` (ascending) to the bucket of `value` in a
+    /// secondary index. The bucket grows in place.
     ///
     /// - Returns: whether the bucket is new, that is, `value` is new to the index.
-    static func insert(_ keys: some Sequence<ObjectKey>, at value: Value, into index: inout TreeDictionary<Value, TreeSet<ObjectKey>>) -> Bool {
-        index.updateValue(forKey: value, default: []) { bucket in
-            defer { for key in keys { bucket.insert(key) } }
-            return bucket.isEmpty
-        }
+    @discardableResult
+    static func insert(_ keys: some Collection<ObjectKey>, at value: Value, into index: inout SecondaryIndex) -> Bool {
+        index.modify(value, default: KeySet()) { bucket in
+            if keys.count == 1 { bucket.insert(keys.first!) } else { bucket.merge(keys.lazy.map { (key: $0, payload: ()) }) }
+        }.new
     }
 
     /// Removes object `key` from the bucket of `value` in a secondary index,
     /// and the bucket with it once empty.
-    ///
-    /// - Returns: the removed bucket's key, or `nil` when the bucket stays.
-    ///   The key is the value as first indexed, which may differ in kind
-    ///   from an equal `value` (`3` and `3.0` in a mixed property).
-    static func remove(_ key: ObjectKey, at value: Value, from index: inout TreeDictionary<Value, TreeSet<ObjectKey>>) -> Value? {
-        let emptied = index.updateValue(forKey: value) { bucket in
-            bucket?.remove(key)
-            return bucket?.isEmpty == true
-        }
-        guard emptied, let position = index.index(forKey: value) else { return nil }
-        return index.remove(at: position).key
+    static func remove(_ key: ObjectKey, at value: Value, from index: inout SecondaryIndex) {
+        let emptied = index.modify(value, default: KeySet()) { bucket in
+            bucket.remove(key)
+            return bucket.isEmpty
+        }.result
+        if emptied { index.remove(value) }
     }
 }
 
-/// One hash index being extended, out of its table, by
-/// ``Table/indexSlots(from:schema:)`` or ``BackgroundIndexing``, with the
-/// values new to it (its keys made since), which
-/// ``Table/restoreIndexes(_:)`` adds to the index's ordered half.
-enum IndexBuild: Sendable {
-    case primary(TreeDictionary<Value, ObjectKey>, added: [Value], property: Int)
-    case secondary(TreeDictionary<Value, TreeSet<ObjectKey>>, added: [Value], property: Int)
+/// One index being extended, out of its table, by
+/// ``Table/indexSlots(from:schema:)`` or ``BackgroundIndexing``: the tree,
+/// and the entries gathered for it and not merged yet.
+struct IndexBuild: Sendable {
+    enum Index: Sendable {
+        case primary(PrimaryIndex)
+        case secondary(SecondaryIndex)
+    }
 
-    /// Adds `keys`, reading their values from `columns`.
-    ///
-    /// - Returns: a description of the first duplicate primary key, or `nil`.
-    mutating func add(_ keys: [ObjectKey], columns: [PersistentVector<Value>], className: String) -> String? {
-        switch self {
-        case .primary(var index, var added, let p):
-            self = .primary([:], added: [], property: p)
-            defer { self = .primary(index, added: added, property: p) }
-            added.reserveCapacity(added.count + keys.count)
+    private(set) var index: Index
+    let property: Int
+    /// Primary key: new (value, object) entries in arrival order.
+    private var entries: [PrimaryIndex.Element] = []
+    /// Whether `entries` are strictly ascending by value so far.
+    private var ascending = true
+    /// Secondary: new objects grouped by value (by `==`, which equates what
+    /// `Value.compare` does for one typed property), values in first arrival
+    /// order, each group's objects ascending.
+    private var groups: [Value: [ObjectKey]] = [:]
+
+    init(_ index: Index, property: Int) {
+        self.index = index
+        self.property = property
+    }
+
+    /// Whether every gathered entry is merged into the tree.
+    var isComplete: Bool { entries.isEmpty && groups.isEmpty }
+
+    /// Gathers `keys` (ascending, each not yet indexed), reading their values from `columns`.
+    mutating func add(_ keys: [ObjectKey], columns: [PersistentVector<Value>]) {
+        let column = columns[property]
+        switch index {
+        case .primary:
+            entries.reserveCapacity(entries.count + keys.count)
             for key in keys {
-                let value = columns[p][key.slot]
-                if let other = index.updateValue(key, forKey: value) {
-                    return "\(className) \(other) and \(key) share the primary key \(value)"
+                let value = column[key.slot]
+                if ascending, let last = entries.last, Value.compare(last.key, value) != .orderedAscending { ascending = false }
+                entries.append((value, key))
+            }
+        case .secondary:
+            for key in keys { groups[column[key.slot], default: []].append(key) }
+        }
+    }
+
+    /// Merges the gathered entries into the tree.
+    ///
+    /// - Returns: a description of the first duplicate primary key, or
+    ///   `nil`. After a duplicate the index is incomplete, and the table
+    ///   must be discarded.
+    mutating func complete(className: String) -> String? {
+        switch index {
+        case .primary(var tree):
+            index = .primary(PrimaryIndex())
+            defer { index = .primary(tree) }
+            var new = entries
+            entries = []
+            if !ascending {
+                new.sort { Value.compare($0.key, $1.key) == .orderedAscending }
+                for (a, b) in zip(new, new.dropFirst()) where Value.compare(a.key, b.key) == .orderedSame {
+                    return "\(className) \(a.payload) and \(b.payload) share the primary key \(a.key)"
                 }
-                added.append(value)
+            }
+            ascending = true
+            if let clash = tree.merge(new) {
+                return "\(className) \(tree[clash.key].map(String.init(describing:)) ?? "?") and \(clash.payload) share the primary key \(clash.key)"
             }
             return nil
-        case .secondary(var index, var added, let p):
-            self = .secondary([:], added: [], property: p)
-            defer { self = .secondary(index, added: added, property: p) }
-            if keys.count == 1 {
-                // One object (an insert followed by a set, as a live write
-                // makes them): no grouping.
-                let value = columns[p][keys[0].slot]
-                if Table.insert(keys, at: value, into: &index) { added.append(value) }
-                return nil
+        case .secondary(var tree):
+            index = .secondary(SecondaryIndex())
+            defer { index = .secondary(tree) }
+            let groups = self.groups
+            self.groups = [:]
+            var newBuckets: [SecondaryIndex.Element] = []
+            for (value, keys) in groups {
+                // An object's entry may have been made already (a set of
+                // the property while its insert waited), so the bucket merge
+                // tolerates keys it holds.
+                if tree.contains(value) {
+                    Table.insert(keys, at: value, into: &tree)
+                } else {
+                    newBuckets.append((value, KeySet(sortedKeys: keys)))
+                }
             }
-            var groups: [Value: [ObjectKey]] = [:]
-            for key in keys { groups[columns[p][key.slot], default: []].append(key) }
-            for (value, members) in groups where Table.insert(members, at: value, into: &index) { added.append(value) }
+            newBuckets.sort { Value.compare($0.key, $1.key) == .orderedAscending }
+            tree.merge(newBuckets)
             return nil
         }
     }
@@ -259,8 +297,8 @@ enum IndexBuild: Sendable {
 /// The indexes of one table, extended on other threads, one serial queue
 /// per index: in parallel with each other (``Table/indexSlots(from:schema:)``
 /// for a large batch) and with a ``BatchApplier`` that goes on decoding and
-/// applying, so that the objects of a large replayed record are indexed as
-/// they arrive instead of all at the end. The table has no indexes until
+/// applying, so that the objects of a large replayed record are gathered as
+/// they arrive and merged at the end. The table has no indexes until
 /// ``finish()`` hands them back, so the batch must call it before any op
 /// that reads or changes them.
 final class BackgroundIndexing: Sendable {
@@ -279,22 +317,24 @@ final class BackgroundIndexing: Sendable {
     func add(_ slots: Range<Int>, alive: PersistentVector<Bool>, columns: [PersistentVector<Value>]) {
         let keys = Locked<[ObjectKey]?>(nil)
         for (queue, box) in zip(queues, builds) {
-            queue.async(group: group) { [className] in
+            queue.async(group: group) {
                 let keys = keys.withLock { keys in
                     if keys == nil { keys = slots.filter { alive[$0] }.map { ObjectKey(Int64($0)) } }
                     return keys!
                 }
-                box.withLock { state in
-                    guard state.problem == nil else { return }
-                    state.problem = state.build.add(keys, columns: columns, className: className)
-                }
+                box.withLock { $0.build.add(keys, columns: columns) }
             }
         }
     }
 
-    /// Waits for the queued work and returns the indexes, and the first
-    /// duplicate primary key found, if any.
+    /// Merges what was gathered (each index on its own queue), waits, and
+    /// returns the indexes, and the first duplicate primary key found, if any.
     func finish() -> (builds: [IndexBuild], problem: String?) {
+        for (queue, box) in zip(queues, builds) {
+            queue.async(group: group) { [className] in
+                box.withLock { state in state.problem = state.build.complete(className: className) }
+            }
+        }
         group.wait()
         let states = builds.map { $0.withLock { $0 } }
         return (states.map(\.build), states.lazy.compactMap(\.problem).first)
