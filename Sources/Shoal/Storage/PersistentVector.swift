@@ -144,6 +144,23 @@ struct PersistentVector<Element>: RandomAccessCollection {
     }
 }
 
+extension PersistentVector {
+    /// The leaf (or tail) holding element `index`, and the index of its
+    /// first element: for reading a run of elements a leaf at a time.
+    func chunk(containing index: Int) -> (base: Int, elements: ContiguousArray<Element>) {
+        precondition(index >= 0 && index < count, "PersistentVector index \(index) out of range 0..<\(count)")
+        let offset = tailOffset
+        if index >= offset { return (offset, tail) }
+        var node = root.unsafelyUnwrapped
+        var level = shift
+        while level > 0 {
+            node = node.children[(index >> level) & Self.mask]
+            level -= Self.bits
+        }
+        return (index & ~Self.mask, node.elements)
+    }
+}
+
 extension PersistentVector: @unchecked Sendable where Element: Sendable {}
 // Safe because: nodes are only mutated after `isKnownUniquelyReferenced`
 // proves no other vector (and so no other thread) can reach them; shared

@@ -139,9 +139,8 @@ extension Table {
             job.add(start..<alive.count, alive: alive, columns: scalars)
             (builds, problem) = job.finish()
         } else {
-            let keys = (start..<alive.count).filter { alive[$0] }.map { ObjectKey(Int64($0)) }
             for i in builds.indices {
-                builds[i].add(keys, columns: scalars)
+                builds[i].add(start..<alive.count, alive: alive, columns: scalars)
                 let found = builds[i].complete(className: schema.className)
                 if problem == nil { problem = found }
             }
@@ -232,19 +231,27 @@ struct IndexBuild: Sendable {
     /// Whether every gathered entry is merged into the tree.
     var isComplete: Bool { entries.isEmpty && groups.isEmpty }
 
-    /// Gathers `keys` (ascending, each not yet indexed), reading their values from `columns`.
-    mutating func add(_ keys: [ObjectKey], columns: [PersistentVector<Value>]) {
+    /// Gathers the live objects among `slots` (each not yet indexed),
+    /// reading `alive` and the property's column a leaf at a time.
+    mutating func add(_ slots: Range<Int>, alive: PersistentVector<Bool>, columns: [PersistentVector<Value>]) {
         let column = columns[property]
-        switch index {
-        case .primary:
-            entries.reserveCapacity(entries.count + keys.count)
-            for key in keys {
-                let value = column[key.slot]
-                if ascending, let last = entries.last, Value.compare(last.key, value) != .orderedAscending { ascending = false }
-                entries.append((value, key))
+        var slot = slots.lowerBound
+        while slot < slots.upperBound {
+            let (base, values) = column.chunk(containing: slot)
+            let live = alive.chunk(containing: slot).elements
+            let end = min(slots.upperBound, base + values.count)
+            switch index {
+            case .primary:
+                entries.reserveCapacity(entries.count + end - slot)
+                for s in slot..<end where live[s - base] {
+                    let value = values[s - base]
+                    if ascending, let last = entries.last, Value.compare(last.key, value) != .orderedAscending { ascending = false }
+                    entries.append((value, ObjectKey(Int64(s))))
+                }
+            case .secondary:
+                for s in slot..<end where live[s - base] { groups[values[s - base], default: []].append(ObjectKey(Int64(s))) }
             }
-        case .secondary:
-            for key in keys { groups[column[key.slot], default: []].append(key) }
+            slot = end
         }
     }
 
@@ -315,14 +322,9 @@ final class BackgroundIndexing: Sendable {
 
     /// Queues the live objects among `slots`, read from `alive` and `columns`.
     func add(_ slots: Range<Int>, alive: PersistentVector<Bool>, columns: [PersistentVector<Value>]) {
-        let keys = Locked<[ObjectKey]?>(nil)
         for (queue, box) in zip(queues, builds) {
             queue.async(group: group) {
-                let keys = keys.withLock { keys in
-                    if keys == nil { keys = slots.filter { alive[$0] }.map { ObjectKey(Int64($0)) } }
-                    return keys!
-                }
-                box.withLock { $0.build.add(keys, columns: columns) }
+                box.withLock { $0.build.add(slots, alive: alive, columns: columns) }
             }
         }
     }
