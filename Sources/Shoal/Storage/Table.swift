@@ -242,7 +242,8 @@ struct IndexBuild: Sendable {
             let end = min(slots.upperBound, base + values.count)
             switch index {
             case .primary:
-                entries.reserveCapacity(entries.count + end - slot)
+                // (No reserveCapacity per leaf: it would grow the array to
+                // the exact size each time, and so copy it once per leaf.)
                 for s in slot..<end where live[s - base] {
                     let value = values[s - base]
                     if ascending, let last = entries.last, Value.compare(last.key, value) != .orderedAscending { ascending = false }
