@@ -36,7 +36,6 @@ let package = Package(
                 "CLZ4",
                 "CXXHash",
                 .product(name: "OrderedCollections", package: "swift-collections"),
-                .product(name: "HashTreeCollections", package: "swift-collections"),
             ],
             exclude: ["Log/FORMAT.md"],
             swiftSettings: upcomingFeatures

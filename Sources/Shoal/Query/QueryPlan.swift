@@ -84,7 +84,7 @@ struct QueryPlan {
         explanation = text
     }
 
-    /// The hash index lookup that answers `term` exactly (equality or `IN`
+    /// The index lookup that answers `term` exactly (equality or `IN`
     /// on an indexed property), and its candidate count.
     private static func lookupAccess(_ term: BoundPredicate, _ table: TableKey, _ snapshot: Snapshot) -> (Access, Int)? {
         guard case .comparison(let c) = term, c.options.isEmpty, c.op == .equal || c.op == .in,
