@@ -180,3 +180,13 @@ public final class ReadingV1: Object {
     @Persisted(indexed: true) public var mixed: AnyRealmValue
     @Persisted public var weight: Double
 }
+
+/// A class that links to its own class: bulk adds of a chain make insert
+/// runs whose links point into the same run. Not in ``makeRealm(_:types:)``'s
+/// default types.
+public final class Chain: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var label: String
+    @Persisted public var next: Chain?
+    @Persisted public var weight: Double?
+}

@@ -199,6 +199,18 @@ final class UnmanagedBox<T: PersistableValue>: AnyUnmanagedBox {
 
     func storedValue(_ realm: RealmInstance) -> Value { current.toValue(realm) }
 
+    func storedValueWithoutAdding(_ realm: RealmInstance) -> Value? {
+        // The held value is boxed as `T` (an `Optional` for an optional
+        // link), and a cast from `Any` looks through the optional.
+        let linked: Object? =
+            if let held, let object = held as? Object { object }
+            else if let held, let any = held as? AnyRealmValue, case .object(let object) = any { object }
+            else { nil }
+        guard let linked else { return current.toValue(realm) }
+        guard let ref = linked.ref, ref.realm === realm, ref.isValid else { return nil }
+        return .link(ref.link)
+    }
+
     func copyCollection(to slot: ManagedSlot) {
         if let held { T.writeManaged(held as! T, slot) }
     }
@@ -215,6 +227,10 @@ final class UnmanagedBox<T: PersistableValue>: AnyUnmanagedBox {
 protocol AnyUnmanagedBox: AnyObject {
     /// The value in stored form, adding linked unmanaged objects to `realm`.
     func storedValue(_ realm: RealmInstance) -> Value
+    /// The value in stored form when that adds nothing to `realm`: a value
+    /// that is not a link, or a link to a valid object `realm` manages;
+    /// `nil` when ``storedValue(_:)`` would add an object (or stop).
+    func storedValueWithoutAdding(_ realm: RealmInstance) -> Value?
     /// Copies an unmanaged collection's contents into the managed property.
     func copyCollection(to slot: ManagedSlot)
     /// The value, boxed.

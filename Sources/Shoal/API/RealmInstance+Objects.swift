@@ -65,11 +65,31 @@ extension RealmInstance {
         let isDeferred = { (i: Int) in schema.properties[i].collection != .none || schema.properties[i].type == .object || schema.properties[i].type == .any }
         var values = [Value](repeating: .null, count: stored.count)
         for i in stored where !isDeferred(i) { values[i] = storedValue(i) }
-        let key = upsert(tx, table, values: values, given: Set(stored.filter { !isDeferred($0) }), update: update)
+        // A link or mixed value that adds nothing (nil, a plain value, a
+        // link to a valid object of this Realm) goes into the insert, so a
+        // bulk add records plain inserts; only values that need an object
+        // added first are set after the insert, as before. Links stop going
+        // into the insert at the first value that needs an add: that add
+        // may link to the same targets, and their backlinks must stay in the
+        // order the sets after the insert would make them.
+        var ready: [Int: Value] = [:]
+        for i in stored where isDeferred(i) && schema.properties[i].collection == .none {
+            let value: Value? = if let box = boxes[i] { box.storedValueWithoutAdding(self) } else { .null }
+            guard let value else { break }
+            ready[i] = value
+        }
+        var inserted = values
+        for (i, value) in ready { inserted[i] = value }
+        let (key, isNew) = upsert(tx, table, values: inserted, given: Set(stored.filter { !isDeferred($0) }), update: update)
         object.ref = ObjectRef(realm: self, table: table, key: key, generation: generation)
         do {
             for i in stored where isDeferred(i) && schema.properties[i].collection == .none {
-                try tx.set(table, key, i, storedValue(i))
+                if let value = ready[i] {
+                    // An upsert that found an object sets it like any other.
+                    if !isNew { try tx.set(table, key, i, value) }
+                } else {
+                    try tx.set(table, key, i, storedValue(i))
+                }
             }
             for i in stored where schema.properties[i].collection != .none {
                 boxes[i]?.copyCollection(to: ManagedSlot(ref: object.ref!, property: i))
@@ -80,7 +100,9 @@ extension RealmInstance {
 
     /// Inserts a new object, or with an update policy updates the one with
     /// the same primary key, setting only the `given` properties.
-    private func upsert(_ tx: WriteTransaction, _ table: TableKey, values: [Value], given: Set<Int>, update: Realm.UpdatePolicy) -> ObjectKey {
+    ///
+    /// - Returns: the object's key, and whether it was inserted.
+    private func upsert(_ tx: WriteTransaction, _ table: TableKey, values: [Value], given: Set<Int>, update: Realm.UpdatePolicy) -> (ObjectKey, isNew: Bool) {
         let schema = self.schema[table]
         do {
             if update != .error {
@@ -91,10 +113,10 @@ extension RealmInstance {
                 }
                 if let existing = tx.working.object(table, primaryKey: values[pk]) {
                     for i in given.sorted() where i != pk { try tx.set(table, existing, i, values[i]) }
-                    return existing
+                    return (existing, false)
                 }
             }
-            return try tx.insert(table, values: values)
+            return (try tx.insert(table, values: values), true)
         } catch { shoalPrecondition(error) }
     }
 
@@ -120,7 +142,7 @@ extension RealmInstance {
             throw ShoalError(.missingPrimaryKey, "Missing value for primary key property '\(schema.className).\(schema.properties[pk].name)'.",
                 context: ["class": schema.className])
         }
-        let key = upsert(tx, table, values: values, given: scalarGiven, update: update)
+        let (key, _) = upsert(tx, table, values: values, given: scalarGiven, update: update)
         let ref = ObjectRef(realm: self, table: table, key: key, generation: generation)
         for (i, item) in given.sorted(by: { $0.key < $1.key }) {
             let property = schema.properties[i]

@@ -1,8 +1,8 @@
 import Foundation
 
-// The payload of a transaction record (format version 1). Grammar:
+// The payload of a transaction record (format versions 1 and 2). Grammar:
 //
-//   payload   := opCount:varint op{opCount}
+//   payload   := opCount:varint op{opCount}        (an insert run counts as one op)
 //   op        := tag:u8 table:varint key:varint body
 //   body      := insert(1):     valueCount:varint value{valueCount}
 //              | delete(2):
@@ -16,6 +16,15 @@ import Foundation
 //              | mapSet(10):    property:varint key:string value
 //              | mapRemove(11): property:varint key:string
 //              | clear(12):     property:varint
+//              | insertRun(13): count:varint columnCount:varint column{columnCount}
+//                               (version 2 only; `key` is the first object's key, object i
+//                               has key + i; 1 <= count <= 4096)
+//   column    := 0 (all null)
+//              | 1 value{count}                    (tagged, as in insert)
+//              | 2 int:zigzag-varint{count}        (all ints)
+//              | 3 string{count}                   (all strings)
+//              | 4 table:varint ref:varint{count}  (links into one table or null: ref 0 is
+//                                                  null, ref k + 1 is a link to key k)
 //   value     := 0 null | 1 false | 2 true | 3 int:zigzag-varint | 4 float:fixed32
 //              | 5 double:fixed64 | 6 string | 7 data:bytes | 8 date:fixed64 (bits of
 //              seconds since 2001-01-01) | 9 objectId:12 bytes | 10 decimal:string
@@ -28,10 +37,29 @@ import Foundation
 /// Encodes change records into transaction payloads and decodes them back,
 /// validating every op against the schema.
 enum ChangeRecordCodec {
-    static func encode(_ record: ChangeRecord) -> [UInt8] {
-        var w = ByteWriter(capacity: 16 + record.ops.count * 24)
-        w.varint(record.ops.count)
-        for op in record.ops { encode(op, into: &w) }
+    /// Encodes `record`; with `insertRuns` (format version 2), consecutive
+    /// inserts into one table with consecutive keys become insert runs,
+    /// which replay appends a column at a time.
+    static func encode(_ record: ChangeRecord, insertRuns: Bool = true) -> [UInt8] {
+        let ops = record.ops
+        var w = ByteWriter(capacity: 16 + ops.count * 24)
+        var runs: [Range<Int>] = []
+        if insertRuns {
+            var i = 0
+            while i < ops.count {
+                let n = runLength(ops, at: i)
+                if n >= minimumRun { runs.append(i..<i + n) }
+                i += max(n, 1)
+            }
+        }
+        w.varint(ops.count - runs.reduce(0) { $0 + $1.count - 1 })
+        var i = 0
+        for run in runs {
+            while i < run.lowerBound { encode(ops[i], into: &w); i += 1 }
+            encodeRun(ops[run], into: &w)
+            i = run.upperBound
+        }
+        while i < ops.count { encode(ops[i], into: &w); i += 1 }
         return w.bytes
     }
 
@@ -100,11 +128,30 @@ enum ChangeRecordCodec {
     static func forEachOp(
         in bytes: [UInt8], schema: Schema, reserve: (Int) -> Void = { _ in }, _ body: (ChangeOp) -> Bool
     ) throws(DecodingFailure) {
+        try forEachChange(in: bytes, schema: schema, reserve: reserve, op: body) { run in
+            for op in run.ops {
+                guard body(op) else { return false }
+            }
+            return true
+        }
+    }
+
+    /// Decodes a payload as ``forEachOp(in:schema:reserve:_:)`` does, but
+    /// hands each insert run to `run` in column form instead of as ops:
+    /// replay appends it without making a ``ChangeOp`` per object.
+    static func forEachChange(
+        in bytes: [UInt8], schema: Schema, reserve: (Int) -> Void = { _ in },
+        op body: (ChangeOp) -> Bool, run: (InsertColumns) -> Bool
+    ) throws(DecodingFailure) {
         var r = ByteReader(bytes)
         let count = try r.count("op count")
         reserve(min(count, bytes.count))
         for _ in 0..<count {
-            guard body(try decodeOp(&r, schema)) else { return }
+            if r.offset < bytes.count, bytes[r.offset] == insertRunTag {
+                guard run(try decodeRun(&r, schema)) else { return }
+            } else {
+                guard body(try decodeOp(&r, schema)) else { return }
+            }
         }
         guard r.isAtEnd else { throw r.fail("\(bytes.count - r.offset) bytes left after \(count) ops") }
     }

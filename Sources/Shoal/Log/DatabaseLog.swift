@@ -261,8 +261,11 @@ final class DatabaseLog: @unchecked Sendable {
             var batch = BatchApplier(state)
             var problem: String?
             do {
-                try ChangeRecordCodec.forEachOp(in: record.payload, schema: state.schema) { op in
+                try ChangeRecordCodec.forEachChange(in: record.payload, schema: state.schema) { op in
                     problem = batch.apply(op)
+                    return problem == nil
+                } run: { run in
+                    problem = batch.apply(run)
                     return problem == nil
                 }
             } catch {
@@ -297,8 +300,11 @@ final class DatabaseLog: @unchecked Sendable {
     /// `version` (under the caller's write lock, so versions stay in order);
     /// pair with ``waitUntilDurable(_:)`` after releasing the lock.
     func enqueue(_ change: ChangeRecord, version: UInt64) throws(ShoalError) -> LogWriter.Receipt {
-        try enqueue(LogRecord(type: .transaction, version: version, timestampMicros: LogFormat.nowMicros(),
-            payload: ChangeRecordCodec.encode(change)))
+        // (The segment's version, not this build's: a version 1 segment
+        // resumed by this build must stay readable by version 1.)
+        let insertRuns = state.withLock { $0.writer.header.formatVersion } >= LogFormat.insertRunsVersion
+        return try enqueue(LogRecord(type: .transaction, version: version, timestampMicros: LogFormat.nowMicros(),
+            payload: ChangeRecordCodec.encode(change, insertRuns: insertRuns)))
     }
 
     /// Writes a record at the tail (under the caller's write lock, so versions

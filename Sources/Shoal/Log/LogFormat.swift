@@ -1,6 +1,6 @@
 internal import Glibc
 
-/// Constants and byte layouts of Shoal's on-disk formats, format version 1.
+/// Constants and byte layouts of Shoal's on-disk formats, format version 2.
 ///
 /// The prose specification, with the grammar and a worked example, is
 /// `Sources/Shoal/Log/FORMAT.md`; keep the two in step. All integers are
@@ -12,7 +12,15 @@ internal import Glibc
 /// from another file, or left over in a recycled one, never verifies.
 enum LogFormat {
     /// The format version this build writes and the highest it reads.
-    static let version: UInt16 = 1
+    ///
+    /// Version 2 adds insert runs to transaction payloads (op tag 13); it
+    /// reads version 1 files, which never hold them, and a version 1 reader
+    /// refuses a version 2 file as unsupported instead of meeting an op it
+    /// would call corrupt. A segment keeps the version it was created with:
+    /// records appended to a version 1 segment are written without runs.
+    static let version: UInt16 = 2
+    /// The first format version whose transaction payloads may hold insert runs.
+    static let insertRunsVersion: UInt16 = 2
     /// Size of the header at the start of every log segment and snapshot file.
     static let fileHeaderSize = 64
     /// Size of the fixed header in front of every record's payload.

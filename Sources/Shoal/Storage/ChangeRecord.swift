@@ -78,3 +78,23 @@ enum ChangeOp: Sendable, Equatable {
         }
     }
 }
+
+/// Consecutive inserts into one table, held a column at a time: what an
+/// insert run of the log decodes to, so that replay appends the objects
+/// (``BatchApplier/apply(_:)-(InsertColumns)``) without making a
+/// ``ChangeOp`` per object. It stands for exactly the ops of ``ops``.
+struct InsertColumns: Sendable, Equatable {
+    var table: TableKey
+    /// The key of the first object; object `i` has key `firstKey + i`.
+    var firstKey: ObjectKey
+    /// The number of objects (kept apart: a class may have no stored property).
+    var count: Int
+    /// One column per stored property, each of `count` values: object
+    /// `i`'s value of property `p` is `columns[p][i]`.
+    var columns: [ContiguousArray<Value>]
+
+    /// The inserts this stands for, in key order.
+    var ops: [ChangeOp] {
+        (0..<count).map { i in .insert(table, ObjectKey(firstKey.rawValue + Int64(i)), columns.map { $0[i] }) }
+    }
+}

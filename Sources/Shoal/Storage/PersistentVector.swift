@@ -61,6 +61,38 @@ struct PersistentVector<Element>: RandomAccessCollection {
         return Self.update(&root!, level: shift, index: index, body)
     }
 
+    /// Mutates the elements at the positions `index` gives for `items`,
+    /// which must ascend (repeats allowed), calling `body` for each item in
+    /// order: a leaf is reached (and copied if shared) once for all the
+    /// items in it, not once per item as with ``modify(_:_:)``.
+    mutating func modify<C: RandomAccessCollection>(
+        ascending items: C, index: (C.Element) -> Int, _ body: (C.Element, inout Element) -> Void
+    ) where C.Index == Int {
+        let offset = tailOffset
+        var i = items.startIndex
+        while i < items.endIndex {
+            let first = index(items[i])
+            precondition(first >= 0 && first < count, "PersistentVector index \(first) out of range 0..<\(count)")
+            if first >= offset {
+                body(items[i], &tail[first - offset])
+                i += 1
+                continue
+            }
+            // Trie leaves end at multiples of `width`, and so does the trie.
+            let leafEnd = (first | Self.mask) + 1
+            var j = i + 1
+            while j < items.endIndex, index(items[j]) < leafEnd { j += 1 }
+            Self.updateLeaf(&root!, level: shift, index: first) { leaf in
+                for k in i..<j {
+                    let at = index(items[k])
+                    precondition(at >= first, "PersistentVector.modify(ascending:) given descending indices")
+                    body(items[k], &leaf[at & Self.mask])
+                }
+            }
+            i = j
+        }
+    }
+
     mutating func append(_ element: Element) {
         if tail.count == Self.width { pushTail() }
         if tail.isEmpty { tail.reserveCapacity(Self.width) }
@@ -83,11 +115,42 @@ struct PersistentVector<Element>: RandomAccessCollection {
         }
     }
 
+    /// Appends the elements of a contiguous array (a column of a replayed
+    /// run) whole leaves at a time: a leaf is made straight from the
+    /// column, without passing through the tail.
+    mutating func append(contentsOf elements: ContiguousArray<Element>) {
+        var i = 0
+        while i < elements.count {
+            if tail.count == Self.width { pushTail() }
+            if tail.isEmpty && elements.count - i > Self.width {
+                // The tail stays empty until the last elements, so the trie
+                // holds all `count`: the leaf goes at the end of it.
+                pushLeaf(VectorNode(elements: ContiguousArray(elements[i..<i + Self.width])), at: count)
+                count += Self.width
+                i += Self.width
+                continue
+            }
+            if tail.isEmpty { tail.reserveCapacity(Self.width) }
+            let end = Swift.min(elements.count, i + Self.width - tail.count)
+            tail.append(contentsOf: elements[i..<end])
+            count += end - i
+            i = end
+        }
+    }
+
     /// Moves the full tail into the trie as its last leaf.
     private mutating func pushTail() {
-        let leaf = VectorNode(elements: tail)
         let inTrie = tailOffset
-        tail = []
+        // Moved out first, so that the leaf holds the only reference to the
+        // buffer (a copy would make its `reserveCapacity` copy the elements).
+        var full: ContiguousArray<Element> = []
+        swap(&full, &tail)
+        pushLeaf(VectorNode(elements: consume full), at: inTrie)
+    }
+
+    /// Adds `leaf` to the trie as the leaf of elements `inTrie...`, the
+    /// trie holding exactly `inTrie` elements.
+    private mutating func pushLeaf(_ leaf: VectorNode<Element>, at inTrie: Int) {
         guard root != nil else {
             root = leaf
             shift = 0
@@ -126,6 +189,14 @@ struct PersistentVector<Element>: RandomAccessCollection {
         if !isKnownUniquelyReferenced(&node) { node = node.copy() }
         if level == 0 { return body(&node.elements[index & mask]) }
         return update(&node.children[(index >> level) & mask], level: level - bits, index: index, body)
+    }
+
+    private static func updateLeaf(
+        _ node: inout VectorNode<Element>, level: Int, index: Int, _ body: (inout ContiguousArray<Element>) -> Void
+    ) {
+        if !isKnownUniquelyReferenced(&node) { node = node.copy() }
+        if level == 0 { return body(&node.elements) }
+        updateLeaf(&node.children[(index >> level) & mask], level: level - bits, index: index, body)
     }
 
     /// Adds `leaf` as the leaf holding elements `index...`, below a branch at `level`.

@@ -132,7 +132,36 @@ extension Snapshot {
         precondition(columns.count == columnCount, "insert into \(schema.objectSchema[ti].className) with \(columns.count) columns for \(columnCount) properties")
         for p in columns.indices { tables[ti].scalars[p].append(contentsOf: columns[p]) }
         tables[ti].appendSlots(columns.first?.count ?? 0, alive: true)
-        for (target, backlink) in links { addBacklink(target, backlink) }
+        addBacklinks(links)
+    }
+
+    /// Adds backlinks as `addBacklink` would one by one in this order, but
+    /// grouped per target: sorted by target (and by position, so that each
+    /// target gets its backlinks in the order given), each table's
+    /// backlinks vector updated once per leaf rather than once per link.
+    private mutating func addBacklinks(_ links: [(target: Link, backlink: Backlink)]) {
+        if links.count < 2 {
+            for (target, backlink) in links { addBacklink(target, backlink) }
+            return
+        }
+        for (target, _) in links {
+            let isLive = isAlive(target.table, target.key)
+            precondition(isLive, "link to \(target), which is not a live object")
+        }
+        let order = links.indices.sorted { a, b in
+            let (x, y) = (links[a].target, links[b].target)
+            return (x.table.rawValue, x.key.rawValue, a) < (y.table.rawValue, y.key.rawValue, b)
+        }
+        var i = 0
+        while i < order.count {
+            let table = links[order[i]].target.table
+            var j = i + 1
+            while j < order.count, links[order[j]].target.table == table { j += 1 }
+            tables[table.index].backlinks.modify(ascending: order[i..<j], index: { links[$0].target.key.slot }) { l, backlinks in
+                backlinks.append(links[l].backlink)
+            }
+            i = j
+        }
     }
 
     /// The elements (map values for a map) of a collection property; empty for other properties.

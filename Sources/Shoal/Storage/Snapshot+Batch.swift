@@ -61,11 +61,7 @@ struct BatchApplier {
             if run?.pending.table != t || run!.pending.keys.count == Self.maximumRun { applyRun() }
             if let problem = snapshot.problem(applying: op, checkingPrimaryKey: false, pending: run?.pending) { return problem }
             if run == nil {
-                if unindexedFrom[t.index] == nil, background[t.index] != nil
-                    || snapshot.tables[t.index].primaryIndex != nil || !snapshot.tables[t.index].secondaryIndexes.isEmpty
-                {
-                    unindexedFrom[t.index] = k.slot
-                }
+                deferIndexing(t.index, from: k.slot)
                 var columns = [ContiguousArray<Value>](repeating: [], count: values.count)
                 for p in columns.indices { columns[p].reserveCapacity(Self.maximumRun) }
                 run = InsertRun(pending: PendingInserts(table: t, keys: k.rawValue..<k.rawValue), columns: columns)
@@ -111,12 +107,72 @@ struct BatchApplier {
         run?.pending.table == t ? ObjectKey(run!.pending.keys.upperBound) : snapshot.tables[t.index].nextKey
     }
 
+    /// Validates and applies a run of inserts given as columns (a decoded
+    /// insert run of the log), as applying its ``InsertColumns/ops`` one by
+    /// one would, without making them: the same checks as
+    /// ``Snapshot/problem(applying:checkingPrimaryKey:pending:)`` makes for
+    /// an insert (the next key, the value count, links to live objects,
+    /// queued ones or earlier ones of the run), the primary keys checked
+    /// when the batch is indexed.
+    ///
+    /// - Returns: why the run cannot be applied (nothing is applied then,
+    ///   and the batch must be abandoned), or `nil`.
+    mutating func apply(_ inserts: InsertColumns) -> String? {
+        let t = inserts.table
+        guard t.index < snapshot.tables.count else { return "table \(t) does not exist" }
+        applyRun()
+        var className: String { snapshot.schema.objectSchema[t.index].className }
+        let (nextKey, columnCount) = snapshot.withTable(t) { ($0.pointee.nextKey, $0.pointee.scalars.count) }
+        guard inserts.firstKey == nextKey else { return "insert of \(className) \(inserts.firstKey), but the next key is \(nextKey)" }
+        guard inserts.columns.count == columnCount else { return "insert of \(className) with \(inserts.columns.count) values" }
+        guard inserts.count > 0 else { return nil }
+        var linkColumns: [Int] = []
+        for (p, column) in inserts.columns.enumerated() {
+            guard column.count == inserts.count else { return "insert run of \(inserts.count) \(className) with \(column.count) values of property \(p)" }
+            if column.contains(where: { $0.linkValue != nil }) { linkColumns.append(p) }
+        }
+        // Object by object, as single inserts would make the backlinks.
+        var links: [(target: Link, backlink: Backlink)] = []
+        for i in 0..<(linkColumns.isEmpty ? 0 : inserts.count) {
+            let key = ObjectKey(inserts.firstKey.rawValue + Int64(i))
+            for p in linkColumns {
+                guard case .link(let link) = inserts.columns[p][i] else { continue }
+                // An object of the run may link to one before it, as its
+                // insert may link to a queued one.
+                let isEarlier = link.table == t && link.key.rawValue >= inserts.firstKey.rawValue && link.key.rawValue < key.rawValue
+                guard isEarlier || (link.table.index < snapshot.tables.count && snapshot.isAlive(link.table, link.key)) else {
+                    return "link to \(link), which is not a live object"
+                }
+                links.append((link, Backlink(origin: t, property: p, key: key)))
+            }
+        }
+        deferIndexing(t.index, from: inserts.firstKey.slot)
+        snapshot.appendObjects(t, columns: inserts.columns, links: links)
+        indexAppended(t.index)
+        return nil
+    }
+
+    /// Notes that objects from slot `start` of table `t` are being appended
+    /// without their index entries, unless earlier ones already are.
+    private mutating func deferIndexing(_ t: Int, from start: Int) {
+        if unindexedFrom[t] == nil, background[t] != nil
+            || snapshot.tables[t].primaryIndex != nil || !snapshot.tables[t].secondaryIndexes.isEmpty
+        {
+            unindexedFrom[t] = start
+        }
+    }
+
     /// Applies the pending run of inserts, if any.
     private mutating func applyRun() {
         guard let pending = run else { return }
         run = nil
-        let t = pending.pending.table.index
         snapshot.appendObjects(pending.pending.table, columns: pending.columns, links: pending.links)
+        indexAppended(pending.pending.table.index)
+    }
+
+    /// Hands the objects of table `t` not indexed yet to background
+    /// indexing once there are enough of them.
+    private mutating func indexAppended(_ t: Int) {
         let end = snapshot.tables[t].nextKey.slot
         if let start = unindexedFrom[t], end - start >= Self.backgroundIndexingThreshold {
             let job = background[t] ?? BackgroundIndexing(snapshot.tables[t].takeIndexes(schema: snapshot.schema.objectSchema[t]),

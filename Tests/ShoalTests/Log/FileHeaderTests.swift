@@ -12,7 +12,7 @@ import Testing
         let bytes = Self.header.encoded()
         #expect(bytes.count == 64)
         #expect(Array(bytes[0..<8]) == Array("SHOALWAL".utf8))
-        #expect(bytes.loadLittleEndian(UInt16.self, at: L.formatVersion) == 1)
+        #expect(bytes.loadLittleEndian(UInt16.self, at: L.formatVersion) == 2)
         #expect(bytes.loadLittleEndian(UInt16.self, at: L.headerSize) == 64)
         #expect(bytes.loadLittleEndian(UInt32.self, at: L.flags) == 0x0701)
         #expect(bytes.loadLittleEndian(UInt64.self, at: L.salt) == 0x1122_3344_5566_7788)
@@ -21,6 +21,14 @@ import Testing
         #expect(bytes.loadLittleEndian(UInt64.self, at: L.createdAt) == 12345)
         #expect(bytes.loadLittleEndian(UInt64.self, at: L.reserved) == 0)
         #expect(bytes.loadLittleEndian(UInt64.self, at: L.checksum) == Checksum.xxh3(bytes, range: 0..<56, seed: 0))
+    }
+
+    @Test("a version 1 header still decodes, as version 1")
+    func versionOne() throws {
+        var bytes = Self.header.encoded()
+        bytes.storeLittleEndian(UInt16(1), at: LogFormat.FileHeaderLayout.formatVersion)
+        bytes.storeLittleEndian(Checksum.xxh3(bytes, range: 0..<56, seed: 0), at: 56)
+        #expect(try FileHeader.decode(bytes, expecting: .log).formatVersion == 1)
     }
 
     @Test("a header decodes to what was encoded, and only as its own kind")
@@ -34,10 +42,10 @@ import Testing
     @Test("a newer format version is unsupported even when its checksum is valid")
     func newerVersion() {
         var bytes = Self.header.encoded()
-        bytes.storeLittleEndian(UInt16(2), at: LogFormat.FileHeaderLayout.formatVersion)
+        bytes.storeLittleEndian(UInt16(3), at: LogFormat.FileHeaderLayout.formatVersion)
         bytes.storeLittleEndian(Checksum.xxh3(bytes, range: 0..<56, seed: 0), at: 56)
-        #expect(throws: FileHeaderError.unsupportedVersion(found: 2)) { try FileHeader.decode(bytes, expecting: .log) }
-        #expect(FileHeaderError.unsupportedVersion(found: 2).shoalError(path: "p").code == .unsupportedFormat)
+        #expect(throws: FileHeaderError.unsupportedVersion(found: 3)) { try FileHeader.decode(bytes, expecting: .log) }
+        #expect(FileHeaderError.unsupportedVersion(found: 3).shoalError(path: "p").code == .unsupportedFormat)
     }
 
     @Test("an unknown flag bit is unsupported, not corrupt")

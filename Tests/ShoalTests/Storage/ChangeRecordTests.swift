@@ -67,4 +67,87 @@ import Testing
         #expect(realm.objects(Person.self)[0].dogs.isEmpty)
         #expect(realm.objects(Kennel.self)[0].byName.isEmpty)
     }
+
+    @Test("a bulk add of objects linking to managed objects, or to nothing, records only inserts, and backlinks keep link order")
+    func bulkAddRecordsOnlyInserts() throws {
+        let realm = try makeRealm()
+        try realm.write {
+            for i in 0..<3 { realm.add(Person(value: ["id": i, "name": "P\(i)"])) }
+        }
+        let people = Array(realm.objects(Person.self))
+        let base = realm.instance.coordinator.latest
+        realm.beginWrite()
+        for i in 0..<20 {
+            let dog = Dog(value: ["id": i, "name": "D\(i)", "age": i % 4])
+            dog.owner = i % 5 == 4 ? nil : people[i % 3]
+            realm.add(dog)
+        }
+        let mixed = AllTypes()
+        mixed.any = .int(7)
+        mixed.link = realm.object(ofType: Dog.self, forPrimaryKey: 3)
+        realm.add(mixed)
+        let ops = try #require(realm.instance.transaction).record.ops
+        try realm.commitWrite()
+
+        #expect(ops.count == 21)
+        #expect(ops.allSatisfy { if case .insert = $0 { true } else { false } }, "\(ops)")
+        #expect(base.applying(ChangeRecord(baseVersion: base.version, ops: ops)).hasSameContents(as: realm.instance.coordinator.latest))
+        for (p, person) in people.enumerated() {
+            let expected = (0..<20).filter { $0 % 5 != 4 && $0 % 3 == p }
+            #expect(person.ownedDogs.map(\.id) == expected)
+        }
+        #expect(realm.objects(AllTypes.self)[0].any == .int(7))
+        #expect(realm.objects(AllTypes.self)[0].link?.id == 3)
+    }
+
+    @Test("a link after one that adds an object is still set after that add, so the target's backlinks keep the live order")
+    func linkAfterAnAddStaysDeferred() throws {
+        let realm = try makeRealm()
+        try realm.write { realm.add(Dog(value: ["id": 1])) }
+        let mother = try #require(realm.object(ofType: Dog.self, forPrimaryKey: 1))
+        realm.beginWrite()
+        let puppy = Puppy()
+        puppy.mother = mother
+        let object = AllTypes()
+        // `any` comes before `link`: adding the puppy links to the mother first.
+        object.any = .object(puppy)
+        object.link = mother
+        realm.add(object)
+        let ops = try #require(realm.instance.transaction).record.ops
+        try realm.commitWrite()
+
+        let names = ops.map { "\($0)".prefix(while: { $0 != "(" }) }
+        #expect(names == ["insert", "insert", "set", "set"], "\(ops)")
+        let snapshot = realm.instance.coordinator.latest
+        let dogs = try #require(snapshot.schema.tableByName["Dog"])
+        let origins = snapshot.withTable(dogs) { $0.pointee.backlinks[mother.ref!.key.slot].map { snapshot.schema[$0.origin].className } }
+        #expect(origins == ["Puppy", "AllTypes"])
+    }
+
+    @Test("an upsert of an existing object sets its links as before, after its other properties")
+    func upsertSetsLinks() throws {
+        let realm = try makeRealm()
+        try realm.write {
+            realm.add(Person(value: ["id": 1]))
+            realm.add(Dog(value: ["id": 1, "name": "Old"]))
+        }
+        let owner = try #require(realm.object(ofType: Person.self, forPrimaryKey: 1))
+        realm.beginWrite()
+        let dog = Dog(value: ["id": 1, "name": "New"])
+        dog.owner = owner
+        realm.add(dog, update: .modified)
+        let ops = try #require(realm.instance.transaction).record.ops
+        try realm.commitWrite()
+
+        let names = ops.map { "\($0)".prefix(while: { $0 != "(" }) }
+        #expect(!names.contains("insert"), "\(ops)")
+        #expect(names.last == "set")
+        if case .set(_, _, let p, .link) = ops.last {
+            #expect(realm.instance.schema[realm.instance.schema.tableByName["Dog"]!].properties[p].name == "owner")
+        } else {
+            Issue.record("the last op does not set the link: \(ops)")
+        }
+        #expect(realm.object(ofType: Dog.self, forPrimaryKey: 1)?.owner?.id == 1)
+        #expect(realm.object(ofType: Dog.self, forPrimaryKey: 1)?.name == "New")
+    }
 }

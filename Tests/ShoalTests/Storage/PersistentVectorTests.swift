@@ -65,4 +65,34 @@ import Testing
         #expect(kept.count > 30)
         for (copy, expected) in kept { #expect(Array(copy) == expected) }
     }
+
+    @Test("appending a contiguous array a leaf at a time matches appending one by one, from any tail length, and leaves copies alone",
+        arguments: [0, 1, 63, 64, 65, 200], [0, 1, 63, 64, 65, 128, 129, 4097])
+    func appendContiguous(start: Int, added: Int) {
+        var vector = PersistentVector(0..<start)
+        let copy = vector
+        vector.append(contentsOf: ContiguousArray(start..<start + added))
+        #expect(Array(vector) == Array(0..<start + added))
+        #expect(Array(copy) == Array(0..<start))
+        // Appending element by element after the bulk append still works.
+        vector.append(-1)
+        #expect(vector.count == start + added + 1 && vector[start + added] == -1)
+    }
+
+    @Test("modifying many ascending positions at once matches modifying them one by one, in order, and leaves copies alone")
+    func modifyAscending() {
+        var rng = SeededRandom(seed: 31)
+        for size in [1, 64, 65, 700, 5000] {
+            var vector = PersistentVector(repeatElement([Int](), count: size))
+            var expected = Array(repeatElement([Int](), count: size))
+            let copy = vector
+            let positions = (0..<size * 2).map { _ in Int(rng.next() % UInt64(size)) }
+            let items = positions.enumerated().sorted { ($0.element, $0.offset) < ($1.element, $1.offset) }
+            vector.modify(ascending: items, index: \.element) { item, element in element.append(item.offset) }
+            for (offset, p) in positions.enumerated() { expected[p].append(offset) }
+            #expect(Array(vector) == expected, "size \(size)")
+            let untouched = copy.allSatisfy { $0.isEmpty }
+            #expect(untouched)
+        }
+    }
 }

@@ -1,0 +1,195 @@
+// Insert runs (op tag 13, format version 2): consecutive inserts into one
+// table, stored a column at a time so that replay decodes each column with
+// one check of its kind against the property, and appends the objects
+// without making a `ChangeOp` per object. The grammar is at the top of
+// ChangeRecordCodec.swift and in FORMAT.md.
+
+extension ChangeRecordCodec {
+    /// The op tag of an insert run.
+    static let insertRunTag: UInt8 = 13
+    /// The fewest consecutive inserts the encoder writes as a run: below
+    /// this, the columns' kind bytes cost more than they save.
+    static let minimumRun = 8
+    /// The most objects in one run: the decoder refuses more, so that a
+    /// damaged count cannot make it allocate columns the payload cannot
+    /// fill (an all-null column takes no bytes). As long as
+    /// ``BatchApplier/maximumRun``, so a run's columns stay in cache.
+    static let maximumRun = 4096
+
+    /// How a column of a run is stored (the byte before it).
+    enum ColumnKind: UInt8 {
+        /// Every value null; nothing follows.
+        case null = 0
+        /// Tagged values, as in an insert.
+        case tagged = 1
+        /// Every value an int: zigzag varints.
+        case int = 2
+        /// Every value a string: length-prefixed UTF-8.
+        case string = 3
+        /// Links into one table, or null: the table, then per value 0 for
+        /// null or the key + 1.
+        case link = 4
+    }
+
+    /// The number of ops from `i` that can form one run: inserts into one
+    /// table with consecutive keys and as many values each (at most
+    /// ``maximumRun``; 0 when `ops[i]` is not an insert).
+    static func runLength(_ ops: [ChangeOp], at i: Int) -> Int {
+        guard case .insert(let t, let k, let first) = ops[i] else { return 0 }
+        var j = i + 1
+        while j < ops.count, j - i < maximumRun, case .insert(let t2, let k2, let values) = ops[j],
+            t2 == t, k2.rawValue == k.rawValue + Int64(j - i), values.count == first.count
+        {
+            j += 1
+        }
+        return j - i
+    }
+
+    /// Writes the inserts `ops` (a run, as ``runLength(_:at:)`` found it).
+    static func encodeRun(_ ops: ArraySlice<ChangeOp>, into w: inout ByteWriter) {
+        let rows: [[Value]] = ops.map { if case .insert(_, _, let values) = $0 { values } else { [] } }
+        let (t, k) = ops.first!.target
+        w.byte(insertRunTag)
+        w.varint(Int(t.rawValue))
+        w.varint(UInt64(bitPattern: k.rawValue))
+        w.varint(rows.count)
+        let columnCount = rows[0].count
+        w.varint(columnCount)
+        for p in 0..<columnCount {
+            var allNull = true, allInt = true, allString = true
+            var linkTable: TableKey?
+            var linksOnly = true
+            for row in rows {
+                switch row[p] {
+                case .null: allInt = false; allString = false
+                case .int: allNull = false; allString = false; linksOnly = false
+                case .string: allNull = false; allInt = false; linksOnly = false
+                case .link(let l):
+                    allNull = false; allInt = false; allString = false
+                    if linkTable == nil { linkTable = l.table } else if linkTable != l.table { linksOnly = false }
+                    if l.key.rawValue < 0 || l.key.rawValue == .max { linksOnly = false }
+                default: allNull = false; allInt = false; allString = false; linksOnly = false
+                }
+            }
+            if allNull {
+                w.byte(ColumnKind.null.rawValue)
+            } else if allInt {
+                w.byte(ColumnKind.int.rawValue)
+                for row in rows { if case .int(let i) = row[p] { w.signed(i) } }
+            } else if allString {
+                w.byte(ColumnKind.string.rawValue)
+                for row in rows { if case .string(let s) = row[p] { w.string(s) } }
+            } else if linksOnly, let linkTable {
+                w.byte(ColumnKind.link.rawValue)
+                w.varint(Int(linkTable.rawValue))
+                for row in rows {
+                    if case .link(let l) = row[p] { w.varint(UInt64(bitPattern: l.key.rawValue) + 1) } else { w.byte(0) }
+                }
+            } else {
+                w.byte(ColumnKind.tagged.rawValue)
+                for row in rows { encode(row[p], into: &w) }
+            }
+        }
+    }
+
+    /// Reads an insert run, checking the table, the count, the key range,
+    /// the column count and every column's values against `schema`.
+    static func decodeRun(_ r: inout ByteReader, _ schema: Schema) throws(DecodingFailure) -> InsertColumns {
+        let shapes = schema.shapes
+        _ = try r.byte()
+        let table = try r.index(below: shapes.count, "table")
+        let className = schema.objectSchema[table].className
+        let keyOffset = r.offset
+        let keyRaw = try r.varint()
+        let countOffset = r.offset
+        let count = try r.varint()
+        guard count >= 1, count <= UInt64(maximumRun) else {
+            throw DecodingFailure(offset: countOffset, reason: "insert run of \(count) \(className) objects; a run holds 1...\(maximumRun)")
+        }
+        guard keyRaw < UInt64(Int64.max) - count else {
+            throw DecodingFailure(offset: keyOffset, reason: "insert run of \(className) keys \(keyRaw)..<\(keyRaw)+\(count) out of range")
+        }
+        let stored = shapes[table].count
+        let columnsOffset = r.offset
+        let columnCount = try r.varint()
+        guard columnCount == UInt64(stored) else {
+            throw DecodingFailure(offset: columnsOffset,
+                reason: "insert run into \(className) has \(columnCount) columns for \(stored) stored properties")
+        }
+        var columns: [ContiguousArray<Value>] = []
+        columns.reserveCapacity(stored)
+        for p in 0..<stored {
+            columns.append(try decodeColumn(&r, count: Int(count), shape: shapes[table][p], schema: schema, table: table, property: p))
+        }
+        return InsertColumns(table: TableKey(table), firstKey: ObjectKey(Int64(keyRaw)), count: Int(count), columns: columns)
+    }
+
+    /// Reads one column of `count` values of property `property`, checking
+    /// the column's kind against the property once, and tagged values one
+    /// by one.
+    private static func decodeColumn(
+        _ r: inout ByteReader, count: Int, shape: PropertyShape, schema: Schema, table: Int, property: Int
+    ) throws(DecodingFailure) -> ContiguousArray<Value> {
+        func describe() -> String {
+            let p = schema.objectSchema[table].properties[property]
+            return "'\(schema.objectSchema[table].className).\(p.name)' (\(p.typeName))"
+        }
+        /// Checks that `v` (or every value of its kind) fits the property.
+        func check(_ v: Value, at offset: Int) throws(DecodingFailure) {
+            if shape.collection != .none {
+                guard v.isNull else {
+                    throw DecodingFailure(offset: offset, reason: "insert run: collection property \(describe()) must start empty")
+                }
+            } else if !shape.value.accepts(v) {
+                throw DecodingFailure(offset: offset, reason: "insert run: value \(v) does not fit \(describe())")
+            }
+        }
+        let kindOffset = r.offset
+        let kindByte = try r.byte()
+        guard let kind = ColumnKind(rawValue: kindByte) else {
+            throw DecodingFailure(offset: kindOffset, reason: "insert run: unknown column kind \(kindByte) for \(describe())")
+        }
+        var column = ContiguousArray<Value>()
+        switch kind {
+        case .null:
+            try check(.null, at: kindOffset)
+            column = ContiguousArray(repeating: .null, count: count)
+        case .tagged:
+            column.reserveCapacity(count)
+            for _ in 0..<count {
+                let offset = r.offset
+                let v = try decodeValue(&r, schema)
+                try check(v, at: offset)
+                column.append(v)
+            }
+        case .int:
+            try check(.int(0), at: kindOffset)
+            column.reserveCapacity(count)
+            for _ in 0..<count { column.append(.int(try r.signed())) }
+        case .string:
+            try check(.string(""), at: kindOffset)
+            column.reserveCapacity(count)
+            for _ in 0..<count { column.append(.string(try r.string())) }
+        case .link:
+            let target = TableKey(try r.index(below: schema.objectSchema.count, "link table"))
+            try check(.link(Link(table: target, key: ObjectKey(0))), at: kindOffset)
+            column.reserveCapacity(count)
+            var nullChecked = false
+            for _ in 0..<count {
+                let offset = r.offset
+                let ref = try r.varint()
+                if ref == 0 {
+                    if !nullChecked {
+                        try check(.null, at: offset)
+                        nullChecked = true
+                    }
+                    column.append(.null)
+                } else {
+                    guard ref - 1 < UInt64(Int64.max) else { throw DecodingFailure(offset: offset, reason: "insert run: link key out of range") }
+                    column.append(.link(Link(table: target, key: ObjectKey(Int64(ref - 1)))))
+                }
+            }
+        }
+        return column
+    }
+}

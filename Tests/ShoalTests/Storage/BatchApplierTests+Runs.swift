@@ -1,0 +1,187 @@
+import Foundation
+import ShoalTestSupport
+import Testing
+@testable import Shoal
+
+@Suite struct BatchApplierRunTests {
+    /// Replays `record` onto `base` as the log does: encoded, decoded with
+    /// its runs in column form, applied by one batch.
+    ///
+    /// - Returns: the snapshot, and how many runs the record held.
+    static func replay(_ record: ChangeRecord, onto base: Snapshot) throws -> (Snapshot, runs: Int) {
+        var batch = BatchApplier(base)
+        var problem: String?
+        var runs = 0
+        try ChangeRecordCodec.forEachChange(in: ChangeRecordCodec.encode(record), schema: base.schema) { op in
+            problem = batch.apply(op)
+            return problem == nil
+        } run: { run in
+            runs += 1
+            problem = batch.apply(run)
+            return problem == nil
+        }
+        #expect(problem == nil)
+        let finished = batch.finish()
+        #expect(finished == nil)
+        var snapshot = batch.snapshot
+        snapshot.version = base.version + 1
+        return (snapshot, runs)
+    }
+
+    /// Commits `body` and returns the snapshot before it and its record.
+    static func commit(_ realm: Realm, _ body: () -> Void) throws -> (Snapshot, ChangeRecord) {
+        let base = realm.instance.coordinator.latest
+        realm.beginWrite()
+        body()
+        let record = try #require(realm.instance.transaction).record
+        try realm.commitWrite()
+        return (base, record)
+    }
+
+    @Test("records replayed through their runs give exactly the live commit's snapshot: random workloads, bulk adds around maximumRun, runs among other ops")
+    func sameAsLiveCommit() throws {
+        var steps = try BatchApplierTests.commits(seed: 0xC0DEC, rounds: 60).steps
+        let realm = try makeRealm()
+        var rng = SeededRandom(seed: 4242)
+        steps.append(try Self.commit(realm) {
+            for i in 0..<300 { realm.add(Person(value: ["id": i, "name": "P\(i)", "city": i % 3 == 0 ? "Oslo" : "Bergen"])) }
+        })
+        let people = Array(realm.objects(Person.self))
+        var nextDog = 0
+        for count in [BatchApplier.maximumRun - 1, BatchApplier.maximumRun, BatchApplier.maximumRun + 1, 2 * BatchApplier.maximumRun + 9] {
+            steps.append(try Self.commit(realm) {
+                for _ in 0..<count {
+                    let dog = Dog(value: ["id": nextDog, "name": "D\(nextDog)", "age": Int(rng.next() % 20), "breed": "Pug"])
+                    dog.owner = rng.next() % 5 == 0 ? nil : people[Int(rng.next() % 300)]
+                    realm.add(dog)
+                    nextDog += 1
+                    // Ops among the inserts: a set of an indexed property,
+                    // a set of a link, a delete, all in the same record.
+                    if nextDog % 1000 == 0 {
+                        realm.object(ofType: Dog.self, forPrimaryKey: nextDog - 500)?.age = 99
+                        realm.object(ofType: Dog.self, forPrimaryKey: nextDog - 400)?.owner = people[1]
+                        if let doomed = realm.object(ofType: Dog.self, forPrimaryKey: nextDog - 300) { realm.delete(doomed) }
+                    }
+                }
+            })
+        }
+        var runs = 0
+        for (round, (base, record)) in steps.enumerated() {
+            let (replayed, n) = try Self.replay(record, onto: base)
+            runs += n
+            #expect(replayed.hasSameContents(as: base.applying(record)), "round \(round)")
+            #expect(replayed.invariantViolation() == nil, "round \(round)")
+        }
+        #expect(runs > 10)
+        // Backlinks in link order, as the live commit made them.
+        let live = realm.instance.coordinator.latest
+        let (replayed, _) = try Self.replay(steps.last!.1, onto: steps.last!.0)
+        let personTable = try #require(live.schema.tableByName["Person"])
+        for k in 0..<300 {
+            #expect(replayed.withTable(personTable) { $0.pointee.backlinks[k] } == live.withTable(personTable) { $0.pointee.backlinks[k] })
+        }
+    }
+
+    @Test("links inside a run to objects earlier in the same run replay, and their backlinks keep link order")
+    func linksIntoTheSameRun() throws {
+        let realm = try makeRealm(types: [Chain.self])
+        let (base, record) = try Self.commit(realm) {
+            var previous: Chain?
+            var first: Chain?
+            for i in 0..<50 {
+                let link = Chain(value: ["id": i, "label": "c\(i)", "weight": i % 2 == 0 ? nil : Double(i) as Any])
+                // Each links to the one before, every fifth to the first.
+                link.next = i % 5 == 4 ? first : previous
+                realm.add(link)
+                previous = link
+                if first == nil { first = link }
+            }
+        }
+        #expect(record.ops.allSatisfy { if case .insert = $0 { true } else { false } })
+        let (replayed, runs) = try Self.replay(record, onto: base)
+        #expect(runs == 1)
+        #expect(replayed.hasSameContents(as: realm.instance.coordinator.latest))
+        let chains = try #require(replayed.schema.tableByName["Chain"])
+        let next = try #require(replayed.schema[chains].indexByName["next"])
+        #expect(replayed.backlinks(chains, ObjectKey(0), origin: chains, property: next) == [1, 4, 9, 14, 19, 24, 29, 34, 39, 44, 49].map { ObjectKey(Int64($0)) })
+    }
+
+    @Test("a damaged run is refused with the reason, and nothing of it is applied")
+    func damagedRuns() throws {
+        let realm = try makeRealm(types: [Chain.self])
+        let schema = realm.instance.schema
+        let chains = try #require(schema.tableByName["Chain"])
+        let os = schema[chains]
+        let pk = try #require(os.primaryKeyIndex)
+        let next = try #require(os.indexByName["next"])
+        /// A run of `count` chains from `first`, ids from `id`, `next` from `links`.
+        func run(first: Int64 = 0, count: Int = 3, id: Int64 = 0, links: (Int) -> Value = { _ in .null }) -> InsertColumns {
+            var columns = [ContiguousArray<Value>](repeating: ContiguousArray(repeating: .null, count: count), count: os.storedCount)
+            columns[pk] = ContiguousArray((0..<count).map { .int(id + Int64($0)) })
+            columns[os.indexByName["label"]!] = ContiguousArray(repeating: .string("x"), count: count)
+            columns[next] = ContiguousArray((0..<count).map(links))
+            return InsertColumns(table: chains, firstKey: ObjectKey(first), count: count, columns: columns)
+        }
+        func link(_ k: Int) -> Value { .link(Link(table: chains, key: ObjectKey(Int64(k)))) }
+
+        var batch = BatchApplier(Snapshot(schema: schema))
+        #expect(batch.apply(run()) == nil)
+        func expectRefused(_ inserts: InsertColumns, _ reason: String) {
+            let problem = batch.apply(inserts)
+            #expect(problem?.contains(reason) == true, "\(String(describing: problem))")
+            #expect(batch.snapshot.tables[chains.index].alive.count == 3)
+            let unlinked = batch.snapshot.tables[chains.index].backlinks.allSatisfy { $0.isEmpty }
+            #expect(unlinked)
+        }
+        expectRefused(run(first: 4, id: 10), "but the next key is key#3")
+        var short = run(first: 3, id: 10)
+        short.columns.removeLast()
+        expectRefused(short, "with \(os.storedCount - 1) values")
+        var ragged = run(first: 3, id: 10)
+        ragged.columns[next].removeLast()
+        expectRefused(ragged, "with 2 values of property \(next)")
+        expectRefused(run(first: 3, id: 10) { $0 == 2 ? link(77) : .null }, "link to")
+        // A link to a later object of the run, or to itself: not live yet.
+        expectRefused(run(first: 3, id: 10) { $0 == 0 ? link(4) : .null }, "not a live object")
+        expectRefused(run(first: 3, id: 10) { $0 == 1 ? link(4) : .null }, "not a live object")
+
+        // Links to earlier objects of the run and to applied ones are fine.
+        #expect(batch.apply(run(first: 3, id: 10) { $0 == 0 ? link(2) : link(3) }) == nil)
+        #expect(batch.finish() == nil)
+        #expect(batch.snapshot.backlinks(chains, ObjectKey(3), origin: chains, property: next) == [ObjectKey(4), ObjectKey(5)])
+
+        // A duplicate primary key is found when the batch is indexed.
+        var duplicate = BatchApplier(Snapshot(schema: schema))
+        #expect(duplicate.apply(run(count: 5, id: 0)) == nil)
+        #expect(duplicate.apply(run(first: 5, count: 5, id: 4)) == nil)
+        let problem = duplicate.finish()
+        #expect(problem?.contains("share the primary key 4") == true, "\(String(describing: problem))")
+    }
+
+    @Test("a bulk write replays from the log as runs into the committed state")
+    func reopen() throws {
+        let url = temporaryDatabaseURL()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let config = fileConfiguration(url, durability: .none)
+        let before: Snapshot = try {
+            let realm = try Realm(configuration: config)
+            try realm.write {
+                for i in 0..<100 { realm.add(Person(value: ["id": i, "name": "P\(i)"])) }
+            }
+            let people = Array(realm.objects(Person.self))
+            try realm.write {
+                for i in 0..<5_000 {
+                    let dog = Dog(value: ["id": i, "name": "D\(i)", "age": i % 13])
+                    dog.owner = i % 9 == 0 ? nil : people[(i * 7) % 100]
+                    realm.add(dog)
+                }
+            }
+            return realm.instance.coordinator.latest
+        }()
+        let realm = try Realm(configuration: config)
+        let after = realm.instance.coordinator.latest
+        #expect(after.hasSameContents(as: before))
+        #expect(after.invariantViolation() == nil)
+        #expect(realm.objects(Person.self)[3].ownedDogs.map(\.id) == (0..<5_000).filter { $0 % 9 != 0 && ($0 * 7) % 100 == 3 })
+    }
+}
