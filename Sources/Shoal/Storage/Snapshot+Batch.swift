@@ -178,7 +178,7 @@ struct BatchApplier {
             let job = background[t] ?? BackgroundIndexing(snapshot.tables[t].takeIndexes(schema: snapshot.schema.objectSchema[t]),
                 className: snapshot.schema.objectSchema[t].className)
             background[t] = job
-            job.add(start..<end, alive: snapshot.tables[t].alive, columns: snapshot.tables[t].scalars)
+            job.add(IndexInput(snapshot.tables[t], slots: start..<end, properties: job.properties))
             unindexedFrom[t] = nil
         }
     }

@@ -134,13 +134,14 @@ extension Table {
         guard start < alive.count, primaryIndex != nil || !secondaryIndexes.isEmpty else { return nil }
         var builds = takeIndexes(schema: schema)
         var problem: String?
+        let input = IndexInput(self, slots: start..<alive.count, properties: builds.map(\.property))
         if builds.count > 1 && alive.count - start >= Self.parallelIndexingThreshold {
             let job = BackgroundIndexing(builds, className: schema.className)
-            job.add(start..<alive.count, alive: alive, columns: scalars)
+            job.add(input)
             (builds, problem) = job.finish()
         } else {
             for i in builds.indices {
-                builds[i].add(start..<alive.count, alive: alive, columns: scalars)
+                builds[i].add(input)
                 let found = builds[i].complete(className: schema.className)
                 if problem == nil { problem = found }
             }
@@ -203,6 +204,37 @@ extension Table {
     }
 }
 
+/// Objects to be indexed: their keys (ascending) and, per indexed property,
+/// their values, copied out of the table's columns a leaf at a time.
+///
+/// Index builds on other threads read only this, never the table's
+/// vectors: the batch goes on appending to those, and a vector mutates a
+/// node in place once no other copy holds it, which the thread sanitizer
+/// cannot tell from a race (the reference count that orders the two is
+/// invisible to it).
+struct IndexInput: Sendable {
+    private(set) var keys: [ObjectKey] = []
+    private(set) var values: [Int: ContiguousArray<Value>] = [:]
+
+    /// The live objects among `slots` of `table`, with their values of `properties`.
+    init(_ table: Table, slots: Range<Int>, properties: [Int]) {
+        for p in properties { values[p] = ContiguousArray() }
+        var slot = slots.lowerBound
+        while slot < slots.upperBound {
+            let (base, live) = table.alive.chunk(containing: slot)
+            let end = min(slots.upperBound, base + live.count)
+            let first = keys.count
+            for s in slot..<end where live[s - base] { keys.append(ObjectKey(Int64(s))) }
+            for p in properties {
+                let leaf = table.scalars[p].chunk(containing: slot).elements
+                values[p]!.reserveCapacity(keys.count)
+                for key in keys[first...] { values[p]!.append(leaf[key.slot - base]) }
+            }
+            slot = end
+        }
+    }
+}
+
 /// One index being extended, out of its table, by
 /// ``Table/indexSlots(from:schema:)`` or ``BackgroundIndexing``: the tree,
 /// and the entries gathered for it and not merged yet.
@@ -231,28 +263,17 @@ struct IndexBuild: Sendable {
     /// Whether every gathered entry is merged into the tree.
     var isComplete: Bool { entries.isEmpty && groups.isEmpty }
 
-    /// Gathers the live objects among `slots` (each not yet indexed),
-    /// reading `alive` and the property's column a leaf at a time.
-    mutating func add(_ slots: Range<Int>, alive: PersistentVector<Bool>, columns: [PersistentVector<Value>]) {
-        let column = columns[property]
-        var slot = slots.lowerBound
-        while slot < slots.upperBound {
-            let (base, values) = column.chunk(containing: slot)
-            let live = alive.chunk(containing: slot).elements
-            let end = min(slots.upperBound, base + values.count)
-            switch index {
-            case .primary:
-                // (No reserveCapacity per leaf: it would grow the array to
-                // the exact size each time, and so copy it once per leaf.)
-                for s in slot..<end where live[s - base] {
-                    let value = values[s - base]
-                    if ascending, let last = entries.last, Value.compare(last.key, value) != .orderedAscending { ascending = false }
-                    entries.append((value, ObjectKey(Int64(s))))
-                }
-            case .secondary:
-                for s in slot..<end where live[s - base] { groups[values[s - base], default: []].append(ObjectKey(Int64(s))) }
+    /// Gathers the objects of `input` (each not yet indexed).
+    mutating func add(_ input: IndexInput) {
+        let values = input.values[property]!
+        switch index {
+        case .primary:
+            for (key, value) in zip(input.keys, values) {
+                if ascending, let last = entries.last, Value.compare(last.key, value) != .orderedAscending { ascending = false }
+                entries.append((value, key))
             }
-            slot = end
+        case .secondary:
+            for (key, value) in zip(input.keys, values) { groups[value, default: []].append(key) }
         }
     }
 
@@ -317,18 +338,22 @@ final class BackgroundIndexing: Sendable {
 
     init(_ builds: [IndexBuild], className: String) {
         self.className = className
+        self.properties = builds.map(\.property)
         self.builds = builds.map { Locked(($0, nil)) }
         self.queues = builds.indices.map { DispatchQueue(label: "shoal.index.\(className).\($0)") }
     }
 
-    /// Queues the live objects among `slots`, read from `alive` and `columns`.
-    func add(_ slots: Range<Int>, alive: PersistentVector<Bool>, columns: [PersistentVector<Value>]) {
+    /// Queues the objects of `input`.
+    func add(_ input: IndexInput) {
         for (queue, box) in zip(queues, builds) {
             queue.async(group: group) {
-                box.withLock { $0.build.add(slots, alive: alive, columns: columns) }
+                box.withLock { $0.build.add(input) }
             }
         }
     }
+
+    /// The properties of the indexes being built.
+    let properties: [Int]
 
     /// Merges what was gathered (each index on its own queue), waits, and
     /// returns the indexes, and the first duplicate primary key found, if any.
