@@ -148,19 +148,33 @@ extension Snapshot {
             let isLive = isAlive(target.table, target.key)
             precondition(isLive, "link to \(target), which is not a live object")
         }
-        let order = links.indices.sorted { a, b in
+        func precedes(_ a: Int, _ b: Int) -> Bool {
             let (x, y) = (links[a].target, links[b].target)
             return (x.table.rawValue, x.key.rawValue, a) < (y.table.rawValue, y.key.rawValue, b)
         }
-        var i = 0
-        while i < order.count {
-            let table = links[order[i]].target.table
-            var j = i + 1
-            while j < order.count, links[order[j]].target.table == table { j += 1 }
-            tables[table.index].backlinks.modify(ascending: order[i..<j], index: { links[$0].target.key.slot }) { l, backlinks in
-                backlinks.append(links[l].backlink)
+        var order = Array(links.indices)
+        // Objects are often added in the order of what they link to (a
+        // person's dogs after the person): then there is nothing to sort.
+        if zip(order, order.dropFirst()).contains(where: { !precedes($0, $1) }) { order.sort(by: precedes) }
+        // Runs of links to one target, so that its array grows once.
+        var groups: [Range<Int>] = []
+        var start = 0
+        for i in 1...order.count where i == order.count || links[order[i]].target != links[order[start]].target {
+            groups.append(start..<i)
+            start = i
+        }
+        var g = 0
+        while g < groups.count {
+            let table = links[order[groups[g].lowerBound]].target.table
+            var h = g + 1
+            while h < groups.count, links[order[groups[h].lowerBound]].target.table == table { h += 1 }
+            tables[table.index].backlinks.modify(ascending: groups[g..<h], index: { links[order[$0.lowerBound]].target.key.slot }) { group, backlinks in
+                // Only into an empty array: an exact reserve on a growing
+                // one would copy it on every batch instead of doubling.
+                if backlinks.isEmpty { backlinks.reserveCapacity(group.count) }
+                for l in group { backlinks.append(links[order[l]].backlink) }
             }
-            i = j
+            g = h
         }
     }
 

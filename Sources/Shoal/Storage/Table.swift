@@ -218,20 +218,22 @@ struct IndexInput: Sendable {
 
     /// The live objects among `slots` of `table`, with their values of `properties`.
     init(_ table: Table, slots: Range<Int>, properties: [Int]) {
-        for p in properties { values[p] = ContiguousArray() }
+        keys.reserveCapacity(slots.count)
+        var columns = properties.map { _ in ContiguousArray<Value>() }
+        for i in columns.indices { columns[i].reserveCapacity(slots.count) }
         var slot = slots.lowerBound
         while slot < slots.upperBound {
             let (base, live) = table.alive.chunk(containing: slot)
             let end = min(slots.upperBound, base + live.count)
             let first = keys.count
             for s in slot..<end where live[s - base] { keys.append(ObjectKey(Int64(s))) }
-            for p in properties {
+            for (i, p) in properties.enumerated() {
                 let leaf = table.scalars[p].chunk(containing: slot).elements
-                values[p]!.reserveCapacity(keys.count)
-                for key in keys[first...] { values[p]!.append(leaf[key.slot - base]) }
+                for key in keys[first...] { columns[i].append(leaf[key.slot - base]) }
             }
             slot = end
         }
+        for (i, p) in properties.enumerated() { values[p] = columns[i] }
     }
 }
 
