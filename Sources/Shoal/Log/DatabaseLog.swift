@@ -261,12 +261,20 @@ final class DatabaseLog: @unchecked Sendable {
             var batch = BatchApplier(state)
             var problem: String?
             do {
-                try ChangeRecordCodec.forEachChange(in: record.payload, schema: state.schema) { op in
+                func apply(_ op: ChangeOp) -> Bool {
                     problem = batch.apply(op)
                     return problem == nil
-                } run: { run in
+                }
+                func apply(_ run: InsertColumns) -> Bool {
                     problem = batch.apply(run)
                     return problem == nil
+                }
+                // A large record (a bulk insert) is decoded on another
+                // thread while this one applies it.
+                if record.payload.count >= ChangeRecordCodec.decodeAheadThreshold {
+                    try ChangeRecordCodec.forEachChangeDecodedAhead(in: record.payload, schema: state.schema, op: apply, run: apply)
+                } else {
+                    try ChangeRecordCodec.forEachChange(in: record.payload, schema: state.schema, op: apply, run: apply)
                 }
             } catch {
                 throw corrupt(error.description)
