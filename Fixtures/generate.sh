@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates every fixture in Fixtures/v1 (see Fixtures/README.md).
+# Regenerates every fixture of the current format version, Fixtures/v2 (see Fixtures/README.md).
+# Fixtures of earlier versions (Fixtures/v1) are never regenerated.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift run ShoalFixtureGenerator

@@ -1,4 +1,4 @@
-// Generates the log fixtures in Fixtures/v1 from scratch:
+// Generates the fixtures of the current format version, Fixtures/v2, from scratch:
 //
 //   swift run ShoalFixtureGenerator            (or: bash Fixtures/generate.sh)
 //
@@ -8,7 +8,10 @@ import Foundation
 import Shoal
 import ShoalTestSupport
 
-let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("v1")
+// The format version this build writes. Fixtures of earlier versions
+// (Fixtures/v1) were written by earlier builds and are kept as they are,
+// forever: a build must open every version up to its own.
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("v2")
 let types: [Object.Type] = [Person.self, Dog.self, Kennel.self, Puppy.self, AllTypes.self, Note.self]
 
 func fixture(_ name: String) -> URL { root.appendingPathComponent("\(name).shoal") }
@@ -137,11 +140,36 @@ _ = try {
     try tidy(migrationURL)
 }()
 
+// 8. A bulk insert, as one transaction (its inserts stored as columnar
+// runs), compacted into a snapshot, then one more bulk transaction in the log.
+_ = try generate("bulk") { realm in
+    func add(people range: Range<Int>, dogsEach: Int) throws {
+        try realm.write {
+            for p in range {
+                let person = realm.create(Person.self, value: ["id": p, "name": "person \(p)", "city": p % 2 == 0 ? "Oslo" : "Zürich"])
+                for d in 0..<dogsEach {
+                    let id = p * dogsEach + d
+                    let dog = Dog()
+                    dog.id = id
+                    dog.name = "dog \(id)"
+                    dog.age = id % 16
+                    dog.breed = "breed \(id % 5)"
+                    dog.owner = person
+                    realm.add(dog)
+                }
+            }
+        }
+    }
+    try add(people: 0..<50, dogsEach: 10)
+    try realm.compact()
+    try add(people: 50..<100, dogsEach: 10)
+}
+
 print("Fixtures written to \(root.path)")
 
 // What `shoal check --json` prints for each fixture, beside it (STYLE.md 21).
 // The recovery API is what the tool prints, so the generator asks it directly.
-for name in ["valid", "torn-tail", "zero-tail", "flipped-bit", "missing-snapshot", "schema-change", "migration"] {
+for name in ["valid", "torn-tail", "zero-tail", "flipped-bit", "missing-snapshot", "schema-change", "migration", "bulk"] {
     let report = try LogInspector(path: fixture(name).path).check()
     try (report.json() + "\n").write(to: root.appendingPathComponent("\(name).expected.json"), atomically: true, encoding: .utf8)
 }

@@ -1,21 +1,23 @@
 import Foundation
 import Testing
 
-/// `shoal check` on every fixture: the exit code, and the JSON compared with
-/// `Fixtures/v1/<scenario>.expected.json` (all but the wall-clock `time`).
+/// `shoal check` on every fixture of every format version: the exit code,
+/// and the JSON compared with `Fixtures/v<N>/<scenario>.expected.json` (all
+/// but the wall-clock `time`).
 @Suite struct CheckCommandTests {
-    static let scenarios: [(String, Int32)] = [
-        ("valid", 0), ("torn-tail", 1), ("zero-tail", 1), ("flipped-bit", 2), ("missing-snapshot", 2),
-        ("schema-change", 0), ("migration", 0),
-    ]
+    /// Scenarios as `v<N>/<name>`, with `check`'s exit code.
+    static let scenarios: [(String, Int32)] = ["v1", "v2"].flatMap { version in
+        [("valid", Int32(0)), ("torn-tail", 1), ("zero-tail", 1), ("flipped-bit", 2), ("missing-snapshot", 2), ("schema-change", 0), ("migration", 0)]
+            .map { ("\(version)/\($0.0)", $0.1) }
+    } + [("v2/bulk", 0)]
 
     @Test("check --json prints the expected report and exits with the scenario's code", arguments: scenarios)
     func checkJSON(scenario: String, status: Int32) throws {
-        let output = try ShoalProcess.run(["check", "--json", ShoalProcess.fixture(scenario).lastPathComponent],
-            in: ShoalProcess.fixtures)
+        let fixture = ShoalProcess.fixturesRoot.appendingPathComponent("\(scenario).shoal")
+        let output = try ShoalProcess.run(["check", "--json", fixture.lastPathComponent], in: fixture.deletingLastPathComponent())
         #expect(output.status == status, "\(output.stderr)")
         var actual = try ShoalProcess.object(output.stdout)
-        let expectedText = try String(contentsOf: ShoalProcess.fixtures.appendingPathComponent("\(scenario).expected.json"), encoding: .utf8)
+        let expectedText = try String(contentsOf: ShoalProcess.fixturesRoot.appendingPathComponent("\(scenario).expected.json"), encoding: .utf8)
         var expected = try ShoalProcess.object(expectedText)
         actual["time"] = nil
         expected["time"] = nil
@@ -25,10 +27,10 @@ import Testing
 
     @Test("check prints a text summary naming the first problem's offset, version and kind", arguments: scenarios)
     func checkText(scenario: String, status: Int32) throws {
-        let output = try ShoalProcess.run(["check", ShoalProcess.fixture(scenario).path])
+        let output = try ShoalProcess.run(["check", ShoalProcess.fixturesRoot.appendingPathComponent("\(scenario).shoal").path])
         #expect(output.status == status)
-        #expect(output.stdout.contains("\(scenario).shoal: "))
-        #expect(output.stdout.contains("format version   1"))
+        #expect(output.stdout.contains("\(scenario.split(separator: "/").last!).shoal: "))
+        #expect(output.stdout.contains("format version   \(scenario.dropFirst().prefix { $0 != "/" })"))
         if status == 2 || status == 1 {
             #expect(output.stdout.contains("first problem"))
             #expect(output.stdout.contains("valid record"))

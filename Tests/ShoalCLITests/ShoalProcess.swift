@@ -9,9 +9,11 @@ struct ShoalProcess {
         let stderr: String
     }
 
-    /// The repository's `Fixtures/v1`, found from this file.
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/v1")
+    /// The repository's `Fixtures`, found from this file.
+    static let fixturesRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+    /// The fixtures of format version 1, which the command tests run on.
+    static let fixtures = fixturesRoot.appendingPathComponent("v1")
 
     /// The built binary: beside the test runner (`Bundle.main`), or beside the test bundle.
     static let binary: URL = {

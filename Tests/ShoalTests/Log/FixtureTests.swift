@@ -3,23 +3,28 @@ import ShoalTestSupport
 import Testing
 @testable import Shoal
 
-/// Each fixture in Fixtures/v1 (made by `bash Fixtures/generate.sh`) opens
+/// Each fixture of each format version (Fixtures/v1, written by an earlier
+/// build and kept; Fixtures/v2, made by `bash Fixtures/generate.sh`) opens
 /// the way its scenario says. Fixtures are copied first: opening repairs a
 /// torn tail in place.
 @Suite struct FixtureTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/v1")
+    static let versions = ["v1", "v2"]
 
-    static func openCopy(_ name: String, types: [Object.Type] = [Person.self, Dog.self, Kennel.self, Puppy.self, AllTypes.self, Note.self]) throws -> Realm {
+    static func fixtures(_ version: String) -> URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/\(version)")
+    }
+
+    static func openCopy(_ name: String, _ version: String, types: [Object.Type] = [Person.self, Dog.self, Kennel.self, Puppy.self, AllTypes.self, Note.self]) throws -> Realm {
         let copy = temporaryDatabaseURL(name)
         try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: fixtures.appendingPathComponent("\(name).shoal"), to: copy)
+        try FileManager.default.copyItem(at: fixtures(version).appendingPathComponent("\(name).shoal"), to: copy)
         return try Realm(configuration: fileConfiguration(copy, types: types))
     }
 
-    @Test("the valid fixture holds every class and property type")
-    func valid() throws {
-        let realm = try Self.openCopy("valid")
+    @Test("the valid fixture holds every class and property type", arguments: versions)
+    func valid(version: String) throws {
+        let realm = try Self.openCopy("valid", version)
         #expect(realm.objects(Dog.self).count == 6)
         #expect(realm.objects(Note.self).count == 6)
         #expect(realm.object(ofType: Dog.self, forPrimaryKey: 3)?.name == "renamed")
@@ -31,54 +36,79 @@ import Testing
         #expect(realm.object(ofType: Dog.self, forPrimaryKey: 1)?.owners.first?.name == "Bob")
     }
 
-    @Test("the torn-tail fixture opens with every complete transaction: the last one is gone")
-    func tornTail() throws {
-        let realm = try Self.openCopy("torn-tail")
+    @Test("the torn-tail fixture opens with every complete transaction: the last one is gone", arguments: versions)
+    func tornTail(version: String) throws {
+        let realm = try Self.openCopy("torn-tail", version)
         #expect(realm.objects(Note.self).count == 5)
         #expect(realm.objects(Dog.self).count == 6)
     }
 
-    @Test("the zero-tail fixture opens with every transaction")
-    func zeroTail() throws {
-        let realm = try Self.openCopy("zero-tail")
+    @Test("the zero-tail fixture opens with every transaction", arguments: versions)
+    func zeroTail(version: String) throws {
+        let realm = try Self.openCopy("zero-tail", version)
         #expect(realm.objects(Note.self).count == 6)
     }
 
-    @Test("the flipped-bit fixture refuses to open, naming the file, offset and version, and the recovery tool")
-    func flippedBit() throws {
-        let error = #expect(throws: ShoalError.self) { _ = try Self.openCopy("flipped-bit") }
+    @Test("the flipped-bit fixture refuses to open, naming the file, offset and version, and the recovery tool", arguments: versions)
+    func flippedBit(version: String) throws {
+        let error = #expect(throws: ShoalError.self) { _ = try Self.openCopy("flipped-bit", version) }
         #expect(error?.code == .corruptRecord)
         #expect(error?.context["offset"] != nil && error?.context["version"] != nil)
         #expect(error?.context["path"]?.hasSuffix("log-0000000000000000.wal") == true)
         #expect(error?.message.contains("shoal") == true)
     }
 
-    @Test("the missing-snapshot fixture refuses to open, naming the missing versions")
-    func missingSnapshot() throws {
-        let error = #expect(throws: ShoalError.self) { _ = try Self.openCopy("missing-snapshot") }
+    @Test("the missing-snapshot fixture refuses to open, naming the missing versions", arguments: versions)
+    func missingSnapshot(version: String) throws {
+        let error = #expect(throws: ShoalError.self) { _ = try Self.openCopy("missing-snapshot", version) }
         #expect(error?.code == .missingVersions)
         #expect(error?.context["from"] == "1")
     }
 
-    @Test("the migration fixture holds the migrated data and the commit after it; opening with the old schema is refused")
-    func migration() throws {
+    @Test("the migration fixture holds the migrated data and the commit after it; opening with the old schema is refused", arguments: versions)
+    func migration(version: String) throws {
         var config = fileConfiguration(temporaryDatabaseURL("migration"), types: [PetV2.self])
         try FileManager.default.createDirectory(at: config.fileURL!.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("migration.shoal"), to: config.fileURL!)
+        try FileManager.default.copyItem(at: Self.fixtures(version).appendingPathComponent("migration.shoal"), to: config.fileURL!)
         config.schemaVersion = 2
         let realm = try Realm(configuration: config)
         #expect(realm.objects(PetV2.self).map(\.name) == ["Rex", "Kit", "Pip"])
         #expect(realm.object(ofType: PetV2.self, forPrimaryKey: 1)?.age == 2)
         #expect(realm.object(ofType: PetV2.self, forPrimaryKey: 2)?.friend?.name == "Rex")
-        let error = #expect(throws: ShoalError.self) { _ = try Self.openCopy("migration", types: [PetV1.self]) }
+        let error = #expect(throws: ShoalError.self) { _ = try Self.openCopy("migration", version, types: [PetV1.self]) }
         #expect(error?.code == .schemaMismatch)
     }
 
-    @Test("the schema-change fixture replays its schema records and opens with the later schema")
-    func schemaChange() throws {
-        let realm = try Self.openCopy("schema-change", types: [Person.self, Dog.self])
+    @Test("the schema-change fixture replays its schema records and opens with the later schema", arguments: versions)
+    func schemaChange(version: String) throws {
+        let realm = try Self.openCopy("schema-change", version, types: [Person.self, Dog.self])
         #expect(realm.objects(Person.self).first?.dogs.first?.name == "Rex")
-        let error = #expect(throws: ShoalError.self) { _ = try Self.openCopy("schema-change") }
+        let error = #expect(throws: ShoalError.self) { _ = try Self.openCopy("schema-change", version) }
         #expect(error?.code == .schemaMismatch)
+    }
+
+    @Test("the bulk fixture (version 2): a compacted bulk insert and one more in the log open with every object, link and index")
+    func bulk() throws {
+        let realm = try Self.openCopy("bulk", "v2")
+        #expect(realm.objects(Person.self).count == 100)
+        #expect(realm.objects(Dog.self).count == 1_000)
+        #expect(realm.object(ofType: Person.self, forPrimaryKey: 73)?.ownedDogs.map(\.id) == Array(730..<740))
+        #expect(realm.objects(Dog.self).filter("age == 3").count == 1_000 / 16 + 1)
+        #expect(realm.objects(Dog.self).filter("id BETWEEN {495, 504}").map(\.owner?.id) == [49, 49, 49, 49, 49, 50, 50, 50, 50, 50])
+        #expect(realm.instance.current.invariantViolation() == nil)
+        // Both halves hold insert runs: the compacted snapshot and the log after it.
+        let url = Self.fixtures("v2").appendingPathComponent("bulk.shoal")
+        let names = try FileManager.default.contentsOfDirectory(atPath: url.path)
+        #expect(names.contains { $0.hasSuffix(".snap") } && names.contains { $0.hasSuffix(".wal") })
+        let source = try RecoverySource.load(path: url.path, ignoringLock: true)
+        let schema = realm.instance.current.schema
+        var runs = 0
+        for case .record(let record, _, _) in source.segments.flatMap(\.events) where record.type == .transaction {
+            try ChangeRecordCodec.forEachChange(in: record.payload, schema: schema, op: { _ in true }) { _ in
+                runs += 1
+                return true
+            }
+        }
+        #expect(runs >= 2)
     }
 }
