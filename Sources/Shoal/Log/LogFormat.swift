@@ -1,6 +1,6 @@
 internal import Glibc
 
-/// Constants and byte layouts of Shoal's on-disk formats, format version 2.
+/// Constants and byte layouts of Shoal's on-disk formats, format version 3.
 ///
 /// The prose specification, with the grammar and a worked example, is
 /// `Sources/Shoal/Log/FORMAT.md`; keep the two in step. All integers are
@@ -18,9 +18,17 @@ enum LogFormat {
     /// refuses a version 2 file as unsupported instead of meeting an op it
     /// would call corrupt. A segment keeps the version it was created with:
     /// records appended to a version 1 segment are written without runs.
-    static let version: UInt16 = 2
+    ///
+    /// Version 3 writes snapshot payloads in columnar form (runs of objects
+    /// stored a column at a time, loaded as log replay applies insert
+    /// runs); log records are as in version 2. Snapshots of versions 1 and
+    /// 2 are read in their row form. It is a new version rather than a new
+    /// meaning of 2 because version 2 snapshots in row form exist.
+    static let version: UInt16 = 3
     /// The first format version whose transaction payloads may hold insert runs.
     static let insertRunsVersion: UInt16 = 2
+    /// The first format version whose snapshot payloads are columnar.
+    static let columnarSnapshotVersion: UInt16 = 3
     /// Size of the header at the start of every log segment and snapshot file.
     static let fileHeaderSize = 64
     /// Size of the fixed header in front of every record's payload.

@@ -1,0 +1,209 @@
+// Loading a columnar snapshot (format version 3; grammar in SnapshotCodec.swift).
+
+extension SnapshotCodec {
+    /// Rebuilds a snapshot written in the columnar form.
+    ///
+    /// Each run is checked and appended by ``BatchApplier``, as log replay
+    /// appends an insert run. A link whose target is not in yet (a cycle
+    /// between classes, a later object of its own class, a mixed link to a
+    /// class read later) is stored as null and set once every table is in.
+    /// Collections are added next, element by element through the checked
+    /// ops of replay, then the indexes are completed. Last, the stored
+    /// backlinks are compared with those the links made: they must hold
+    /// the same links, and their stored order (the order the links were
+    /// made) wins.
+    static func decodeColumnar(_ bytes: [UInt8]) throws(DecodingFailure) -> Snapshot {
+        var r = ByteReader(bytes)
+        let version = try r.varint()
+        let schemaVersion = try r.varint()
+        let schema = try SchemaCodec.decode(&r)
+        let classCount = schema.objectSchema.count
+        var batch = BatchApplier(Snapshot(schema: schema, version: 0, schemaVersion: schemaVersion))
+        /// Links set after the tables, with the offsets of their runs.
+        var deferred: [(offset: Int, op: ChangeOp)] = []
+        /// Tables whose objects are all in.
+        var complete = [Bool](repeating: false, count: classCount)
+
+        for _ in 0..<classCount {
+            let tableOffset = r.offset
+            let t = try r.index(below: classCount, "table")
+            let className = schema.objectSchema[t].className
+            guard !complete[t] else { throw DecodingFailure(offset: tableOffset, reason: "table \(className) appears twice") }
+            let slotCount = try r.int("slot count")
+            let liveCount = try r.int("live count")
+            guard liveCount <= slotCount else { throw r.fail("\(liveCount) live \(className) objects in \(slotCount) slots") }
+            let runCount = try r.count("run count")
+            var end = 0
+            var loaded = 0
+            for _ in 0..<runCount {
+                let runOffset = r.offset
+                let skip = try r.int("deleted slots")
+                let count = try r.int("run length")
+                guard count >= 1, count <= ChangeRecordCodec.maximumRun else {
+                    throw DecodingFailure(
+                        offset: runOffset, reason: "run of \(count) \(className) objects; a run holds 1...\(ChangeRecordCodec.maximumRun)")
+                }
+                guard skip <= slotCount - end, count <= slotCount - end - skip else {
+                    throw DecodingFailure(
+                        offset: runOffset, reason: "run of \(className) objects past the table's \(slotCount) slots")
+                }
+                var run = InsertColumns(
+                    table: TableKey(t), firstKey: ObjectKey(Int64(end + skip)), count: count,
+                    columns: try ChangeRecordCodec.decodeColumns(&r, count: count, schema: schema, table: t))
+                deferLinksAhead(&run, schema: schema, complete: complete) { deferred.append((runOffset, $0)) }
+                batch.appendDeadSlots(TableKey(t), count: skip)
+                if let problem = batch.apply(run) { throw DecodingFailure(offset: runOffset, reason: problem) }
+                end += skip + count
+                loaded += count
+            }
+            guard loaded == liveCount else {
+                throw r.fail("the runs of \(className) hold \(loaded) objects, but its live count is \(liveCount)")
+            }
+            batch.appendDeadSlots(TableKey(t), count: slotCount - end)
+            complete[t] = true
+        }
+        for (offset, op) in deferred {
+            if let problem = batch.apply(op) { throw DecodingFailure(offset: offset, reason: problem) }
+        }
+        for t in 0..<classCount { try decodeCollections(&r, table: t, into: &batch) }
+        if let problem = batch.finish() { throw r.fail(problem) }
+        var snapshot = batch.snapshot
+        var storedBacklinkCount = 0
+        for t in 0..<classCount { storedBacklinkCount += try decodeBacklinks(&r, table: t, into: &snapshot) }
+        guard r.isAtEnd else { throw r.fail("\(bytes.count - r.offset) bytes left after the backlinks") }
+        var rebuiltBacklinkCount = 0
+        for table in snapshot.tables {
+            table.backlinks.forEachChunk { _, chunk in
+                for links in chunk { rebuiltBacklinkCount += links.count }
+            }
+        }
+        guard rebuiltBacklinkCount == storedBacklinkCount else {
+            throw r.fail("the snapshot stores \(storedBacklinkCount) backlinks, but its links make \(rebuiltBacklinkCount)")
+        }
+        snapshot.version = version
+        return snapshot
+    }
+
+    /// Takes out of `run` the links whose targets are not in yet, handing
+    /// each to `later` as the set that restores it: links into a table not
+    /// complete, unless to an earlier object of the run's own table (those
+    /// are in, or earlier in the run, which ``BatchApplier`` allows).
+    private static func deferLinksAhead(
+        _ run: inout InsertColumns, schema: Schema, complete: [Bool], later: (ChangeOp) -> Void
+    ) {
+        let t = run.table
+        for (p, shape) in schema.shapes[t.index].enumerated() where shape.collection == .none {
+            let target = shape.value.linkTable
+            // Only links and mixed values hold links; a link property into
+            // a complete table never points ahead.
+            guard shape.value.type == .any || (target >= 0 && !complete[target]) else { continue }
+            for i in 0..<run.count {
+                guard let link = run.columns[p][i].linkValue, !complete[link.table.index] else { continue }
+                let key = ObjectKey(run.firstKey.rawValue + Int64(i))
+                if link.table == t && link.key.rawValue < key.rawValue { continue }
+                later(.set(t, key, property: p, .link(link)))
+                run.columns[p][i] = .null
+            }
+        }
+    }
+
+    /// Reads the collections of table `t` and adds their elements, each
+    /// checked as replay checks an op.
+    private static func decodeCollections(_ r: inout ByteReader, table t: Int, into batch: inout BatchApplier) throws(DecodingFailure) {
+        let schema = batch.snapshot.schema
+        let className = schema.objectSchema[t].className
+        let slotCount = batch.snapshot.tables[t].alive.count
+        for (p, shape) in schema.shapes[t].enumerated() where shape.collection != .none {
+            let name = "\(className).\(schema.objectSchema[t].properties[p].name)"
+            let objectCount = try r.count("count of non-empty '\(name)'")
+            var previous = -1
+            for _ in 0..<objectCount {
+                let key = try decodeKey(&r, after: &previous, slotCount: slotCount, className)
+                let sizeOffset = r.offset
+                let size = try r.count("size of '\(name)'")
+                guard size >= 1 else { throw DecodingFailure(offset: sizeOffset, reason: "empty '\(name)' of \(key) listed") }
+                for i in 0..<size {
+                    let mapKey = shape.collection == .map ? try r.string() : ""
+                    let offset = r.offset
+                    let v = try ChangeRecordCodec.decodeValue(&r, schema)
+                    guard shape.value.accepts(v) else {
+                        throw DecodingFailure(offset: offset, reason: "element \(v) does not fit '\(name)'")
+                    }
+                    let op: ChangeOp =
+                        switch shape.collection {
+                        case .list: .listInsert(TableKey(t), key, property: p, index: i, v)
+                        case .set: .setInsert(TableKey(t), key, property: p, v)
+                        default: .mapSet(TableKey(t), key, property: p, key: mapKey, v)
+                        }
+                    if let problem = batch.apply(op) { throw DecodingFailure(offset: offset, reason: problem) }
+                }
+            }
+        }
+    }
+
+    /// Reads the stored backlinks of table `t`'s objects and puts each
+    /// object's list in place of the one its links made, which must hold
+    /// the same links.
+    ///
+    /// - Returns: how many backlinks were stored.
+    private static func decodeBacklinks(_ r: inout ByteReader, table t: Int, into snapshot: inout Snapshot) throws(DecodingFailure) -> Int {
+        let schema = snapshot.schema
+        let className = schema.objectSchema[t].className
+        let slotCount = snapshot.tables[t].alive.count
+        let objectCount = try r.count("count of \(className) objects with backlinks")
+        var previous = -1
+        var total = 0
+        for _ in 0..<objectCount {
+            let objectOffset = r.offset
+            let key = try decodeKey(&r, after: &previous, slotCount: slotCount, className)
+            guard snapshot.isAlive(TableKey(t), key) else {
+                throw DecodingFailure(offset: objectOffset, reason: "backlinks of \(className) \(key), which is not a live object")
+            }
+            let groupCount = try r.count("backlink group count")
+            guard groupCount >= 1 else { throw r.fail("no backlinks of \(className) \(key) listed") }
+            var stored: [Backlink] = []
+            for _ in 0..<groupCount {
+                let origin = TableKey(try r.index(below: schema.objectSchema.count, "backlink table"))
+                let property = try r.index(below: schema[origin].storedCount, "backlink property")
+                let count = try r.count("backlink count")
+                guard count >= 1 else { throw r.fail("empty backlink group of \(className) \(key)") }
+                var originKey = try r.varint()
+                for i in 0..<count {
+                    if i > 0 {
+                        let delta = try r.signed()
+                        let (next, overflow) = Int64(bitPattern: originKey).addingReportingOverflow(delta)
+                        guard !overflow, next >= 0 else { throw r.fail("backlink key out of range") }
+                        originKey = UInt64(next)
+                    }
+                    guard originKey < UInt64(Int64.max) else { throw r.fail("backlink key out of range") }
+                    stored.append(Backlink(origin: origin, property: property, key: ObjectKey(Int64(originKey))))
+                }
+            }
+            total += stored.count
+            let rebuilt = snapshot.tables[t].backlinks[key.slot]
+            // Usually equal as they are; otherwise they must hold the same
+            // links, and their stored order (the order links were made) wins.
+            guard stored != rebuilt else { continue }
+            guard Dictionary(grouping: stored, by: { $0 }).mapValues(\.count) == Dictionary(grouping: rebuilt, by: { $0 }).mapValues(\.count)
+            else {
+                throw DecodingFailure(offset: objectOffset, reason: "stored backlinks of \(className) \(key) do not match its links")
+            }
+            snapshot.tables[t].backlinks[key.slot] = stored
+        }
+        return total
+    }
+
+    /// Reads the key gap of the next listed object of a table: its key must
+    /// come after `previous` (updated) and be below `slotCount`.
+    private static func decodeKey(
+        _ r: inout ByteReader, after previous: inout Int, slotCount: Int, _ className: String
+    ) throws(DecodingFailure) -> ObjectKey {
+        let offset = r.offset
+        let gap = try r.int("key gap")
+        guard gap < slotCount - previous - 1 else {
+            throw DecodingFailure(offset: offset, reason: "\(className) key \(previous + 1)+\(gap) beyond its \(slotCount) slots")
+        }
+        previous += 1 + gap
+        return ObjectKey(Int64(previous))
+    }
+}
