@@ -30,8 +30,11 @@ extension SnapshotCodec {
             let className = schema.objectSchema[t].className
             guard !complete[t] else { throw DecodingFailure(offset: tableOffset, reason: "table \(className) appears twice") }
             let slotCount = try r.int("slot count")
+            let liveOffset = r.offset
             let liveCount = try r.int("live count")
-            guard liveCount <= slotCount else { throw r.fail("\(liveCount) live \(className) objects in \(slotCount) slots") }
+            guard liveCount <= slotCount else {
+                throw DecodingFailure(offset: liveOffset, reason: "\(liveCount) live \(className) objects in \(slotCount) slots")
+            }
             let runCount = try r.count("run count")
             var end = 0
             var loaded = 0
@@ -57,7 +60,8 @@ extension SnapshotCodec {
                 loaded += count
             }
             guard loaded == liveCount else {
-                throw r.fail("the runs of \(className) hold \(loaded) objects, but its live count is \(liveCount)")
+                throw DecodingFailure(
+                    offset: liveOffset, reason: "the runs of \(className) hold \(loaded) objects, but its live count is \(liveCount)")
             }
             batch.appendDeadSlots(TableKey(t), count: slotCount - end)
             complete[t] = true
@@ -159,14 +163,16 @@ extension SnapshotCodec {
             guard snapshot.isAlive(TableKey(t), key) else {
                 throw DecodingFailure(offset: objectOffset, reason: "backlinks of \(className) \(key), which is not a live object")
             }
+            let groupsOffset = r.offset
             let groupCount = try r.count("backlink group count")
-            guard groupCount >= 1 else { throw r.fail("no backlinks of \(className) \(key) listed") }
+            guard groupCount >= 1 else { throw DecodingFailure(offset: groupsOffset, reason: "no backlinks of \(className) \(key) listed") }
             var stored: [Backlink] = []
             for _ in 0..<groupCount {
                 let origin = TableKey(try r.index(below: schema.objectSchema.count, "backlink table"))
                 let property = try r.index(below: schema[origin].storedCount, "backlink property")
+                let countOffset = r.offset
                 let count = try r.count("backlink count")
-                guard count >= 1 else { throw r.fail("empty backlink group of \(className) \(key)") }
+                guard count >= 1 else { throw DecodingFailure(offset: countOffset, reason: "empty backlink group of \(className) \(key)") }
                 var originKey = try r.varint()
                 for i in 0..<count {
                     if i > 0 {
