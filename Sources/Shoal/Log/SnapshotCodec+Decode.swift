@@ -11,7 +11,8 @@ extension SnapshotCodec {
     /// ops of replay, then the indexes are completed. Last, the stored
     /// backlinks are compared with those the links made: they must hold
     /// the same links, and their stored order (the order the links were
-    /// made) wins.
+    /// made) wins. Objects whose backlinks are not stored keep the order
+    /// loading made, which is theirs (``SnapshotCodec/loadOrder(_:of:schema:position:)``).
     static func decodeColumnar(_ bytes: [UInt8]) throws(DecodingFailure) -> Snapshot {
         var r = ByteReader(bytes)
         let version = try r.varint()
@@ -72,18 +73,8 @@ extension SnapshotCodec {
         for t in 0..<classCount { try decodeCollections(&r, table: t, into: &batch) }
         if let problem = batch.finish() { throw r.fail(problem) }
         var snapshot = batch.snapshot
-        var storedBacklinkCount = 0
-        for t in 0..<classCount { storedBacklinkCount += try decodeBacklinks(&r, table: t, into: &snapshot) }
+        for t in 0..<classCount { try decodeBacklinks(&r, table: t, into: &snapshot) }
         guard r.isAtEnd else { throw r.fail("\(bytes.count - r.offset) bytes left after the backlinks") }
-        var rebuiltBacklinkCount = 0
-        for table in snapshot.tables {
-            table.backlinks.forEachChunk { _, chunk in
-                for links in chunk { rebuiltBacklinkCount += links.count }
-            }
-        }
-        guard rebuiltBacklinkCount == storedBacklinkCount else {
-            throw r.fail("the snapshot stores \(storedBacklinkCount) backlinks, but its links make \(rebuiltBacklinkCount)")
-        }
         snapshot.version = version
         return snapshot
     }
@@ -96,12 +87,18 @@ extension SnapshotCodec {
         _ run: inout InsertColumns, schema: Schema, complete: [Bool], later: (ChangeOp) -> Void
     ) {
         let t = run.table
-        for (p, shape) in schema.shapes[t.index].enumerated() where shape.collection == .none {
-            let target = shape.value.linkTable
-            // Only links and mixed values hold links; a link property into
-            // a complete table never points ahead.
-            guard shape.value.type == .any || (target >= 0 && !complete[target]) else { continue }
-            for i in 0..<run.count {
+        // Only links and mixed values hold links; a link property into a
+        // complete table never points ahead.
+        let candidates = schema.shapes[t.index].indices.filter { p in
+            let shape = schema.shapes[t.index][p]
+            return shape.collection == .none
+                && (shape.value.type == .any || (shape.value.linkTable >= 0 && !complete[shape.value.linkTable]))
+        }
+        guard !candidates.isEmpty else { return }
+        // Object by object, property by property: the order the encoder
+        // expects these links to be made in (``SnapshotCodec/loadOrder``).
+        for i in 0..<run.count {
+            for p in candidates {
                 guard let link = run.columns[p][i].linkValue, !complete[link.table.index] else { continue }
                 let key = ObjectKey(run.firstKey.rawValue + Int64(i))
                 if link.table == t && link.key.rawValue < key.rawValue { continue }
@@ -145,58 +142,76 @@ extension SnapshotCodec {
         }
     }
 
-    /// Reads the stored backlinks of table `t`'s objects and puts each
-    /// object's list in place of the one its links made, which must hold
-    /// the same links.
+    /// Reads the stored backlinks of table `t`'s objects (those whose order
+    /// is not the order loading made them in) and puts each object's list
+    /// in place of the one its links made, which must hold the same links.
     ///
-    /// - Returns: how many backlinks were stored.
-    private static func decodeBacklinks(_ r: inout ByteReader, table t: Int, into snapshot: inout Snapshot) throws(DecodingFailure) -> Int {
+    /// Each stored backlink is compared with the rebuilt one in its place
+    /// as it is read, and a list is only made once one differs.
+    private static func decodeBacklinks(_ r: inout ByteReader, table t: Int, into snapshot: inout Snapshot) throws(DecodingFailure) {
         let schema = snapshot.schema
         let className = schema.objectSchema[t].className
-        let slotCount = snapshot.tables[t].alive.count
-        let objectCount = try r.count("count of \(className) objects with backlinks")
-        var previous = -1
-        var total = 0
-        for _ in 0..<objectCount {
-            let objectOffset = r.offset
-            let key = try decodeKey(&r, after: &previous, slotCount: slotCount, className)
-            guard snapshot.isAlive(TableKey(t), key) else {
-                throw DecodingFailure(offset: objectOffset, reason: "backlinks of \(className) \(key), which is not a live object")
-            }
-            let groupsOffset = r.offset
-            let groupCount = try r.count("backlink group count")
-            guard groupCount >= 1 else { throw DecodingFailure(offset: groupsOffset, reason: "no backlinks of \(className) \(key) listed") }
-            var stored: [Backlink] = []
-            for _ in 0..<groupCount {
-                let origin = TableKey(try r.index(below: schema.objectSchema.count, "backlink table"))
-                let property = try r.index(below: schema[origin].storedCount, "backlink property")
-                let countOffset = r.offset
-                let count = try r.count("backlink count")
-                guard count >= 1 else { throw DecodingFailure(offset: countOffset, reason: "empty backlink group of \(className) \(key)") }
-                var originKey = try r.varint()
-                for i in 0..<count {
-                    if i > 0 {
-                        let delta = try r.signed()
-                        let (next, overflow) = Int64(bitPattern: originKey).addingReportingOverflow(delta)
-                        guard !overflow, next >= 0 else { throw r.fail("backlink key out of range") }
-                        originKey = UInt64(next)
-                    }
-                    guard originKey < UInt64(Int64.max) else { throw r.fail("backlink key out of range") }
-                    stored.append(Backlink(origin: origin, property: property, key: ObjectKey(Int64(originKey))))
+        /// Objects whose stored order differs from the rebuilt one.
+        var reordered: [(slot: Int, backlinks: [Backlink])] = []
+        do {
+            // Read in place: copying the table would retain every column.
+            let (alive, rebuiltLists) = snapshot.withTable(TableKey(t)) { ($0.pointee.alive, $0.pointee.backlinks) }
+            let objectCount = try r.count("count of \(className) objects with backlinks")
+            var previous = -1
+            for _ in 0..<objectCount {
+                let objectOffset = r.offset
+                let key = try decodeKey(&r, after: &previous, slotCount: alive.count, className)
+                guard alive[key.slot] else {
+                    throw DecodingFailure(offset: objectOffset, reason: "backlinks of \(className) \(key), which is not a live object")
                 }
+                let rebuilt = rebuiltLists[key.slot]
+                /// How many stored backlinks matched the rebuilt ones in their places.
+                var matched = 0
+                /// Every stored backlink, once one did not match.
+                var stored: [Backlink]?
+                let groupsOffset = r.offset
+                let groupCount = try r.count("backlink group count")
+                guard groupCount >= 1 else { throw DecodingFailure(offset: groupsOffset, reason: "no backlinks of \(className) \(key) listed") }
+                for _ in 0..<groupCount {
+                    let origin = TableKey(try r.index(below: schema.objectSchema.count, "backlink table"))
+                    let property = try r.index(below: schema[origin].storedCount, "backlink property")
+                    let countOffset = r.offset
+                    let count = try r.count("backlink count")
+                    guard count >= 1 else { throw DecodingFailure(offset: countOffset, reason: "empty backlink group of \(className) \(key)") }
+                    var originKey = try r.varint()
+                    for i in 0..<count {
+                        if i > 0 {
+                            let delta = try r.signed()
+                            let (next, overflow) = Int64(bitPattern: originKey).addingReportingOverflow(delta)
+                            guard !overflow, next >= 0 else { throw r.fail("backlink key out of range") }
+                            originKey = UInt64(next)
+                        }
+                        guard originKey < UInt64(Int64.max) else { throw r.fail("backlink key out of range") }
+                        let backlink = Backlink(origin: origin, property: property, key: ObjectKey(Int64(originKey)))
+                        if stored == nil, matched < rebuilt.count, rebuilt[matched] == backlink {
+                            matched += 1
+                        } else {
+                            if stored == nil { stored = Array(rebuilt[..<matched]) }
+                            stored!.append(backlink)
+                        }
+                    }
+                }
+                // Otherwise they must hold the same links, and the stored
+                // order (the order links were made) wins.
+                guard let stored else {
+                    guard matched == rebuilt.count else {
+                        throw DecodingFailure(offset: objectOffset, reason: "stored backlinks of \(className) \(key) do not match its links")
+                    }
+                    continue
+                }
+                guard Dictionary(grouping: stored, by: { $0 }).mapValues(\.count) == Dictionary(grouping: rebuilt, by: { $0 }).mapValues(\.count)
+                else {
+                    throw DecodingFailure(offset: objectOffset, reason: "stored backlinks of \(className) \(key) do not match its links")
+                }
+                reordered.append((key.slot, stored))
             }
-            total += stored.count
-            let rebuilt = snapshot.tables[t].backlinks[key.slot]
-            // Usually equal as they are; otherwise they must hold the same
-            // links, and their stored order (the order links were made) wins.
-            guard stored != rebuilt else { continue }
-            guard Dictionary(grouping: stored, by: { $0 }).mapValues(\.count) == Dictionary(grouping: rebuilt, by: { $0 }).mapValues(\.count)
-            else {
-                throw DecodingFailure(offset: objectOffset, reason: "stored backlinks of \(className) \(key) do not match its links")
-            }
-            snapshot.tables[t].backlinks[key.slot] = stored
         }
-        return total
+        for (slot, backlinks) in reordered { snapshot.tables[t].backlinks[slot] = backlinks }
     }
 
     /// Reads the key gap of the next listed object of a table: its key must

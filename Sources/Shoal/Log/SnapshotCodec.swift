@@ -38,9 +38,12 @@ enum SnapshotCodec {
         w.varint(UInt64(snapshot.version))
         w.varint(snapshot.schemaVersion)
         SchemaCodec.encode(snapshot.schema, into: &w)
-        for t in tableOrder(snapshot.schema) { encodeRuns(snapshot.tables[t], schema: snapshot.schema, into: &w) }
+        let order = tableOrder(snapshot.schema)
+        var position = [Int](repeating: 0, count: order.count)
+        for (i, t) in order.enumerated() { position[t] = i }
+        for t in order { encodeRuns(snapshot.tables[t], schema: snapshot.schema, into: &w) }
         for table in snapshot.tables { encodeCollections(table, schema: snapshot.schema, into: &w) }
-        for table in snapshot.tables { encodeBacklinks(table, into: &w) }
+        for table in snapshot.tables { encodeBacklinks(table, schema: snapshot.schema, position: position, into: &w) }
         return w.bytes
     }
 
@@ -166,13 +169,37 @@ enum SnapshotCodec {
         }
     }
 
-    /// Writes the backlinks of a table's live objects, grouped by origin
-    /// class and property, keys as differences.
-    private static func encodeBacklinks(_ table: Table, into w: inout ByteWriter) {
+    /// Where loading puts backlink `b` of `target` in the target's list:
+    /// loading makes backlinks in this order (``decodeColumnar(_:)``), so
+    /// a list in this order needs not be stored.
+    ///
+    /// First the links of the runs, table by table in the order written
+    /// (`position`), object by object, property by property; then, in the
+    /// same order, the links that pointed ahead (at a table written later,
+    /// or at a later object of their own table); then the collections'
+    /// elements, class by class in schema order, property by property,
+    /// object by object. Equal backlinks (one list holding a target twice)
+    /// are interchangeable.
+    static func loadOrder(_ b: Backlink, of target: Link, schema: Schema, position: [Int]) -> (Int, Int, Int64, Int64) {
+        let o = b.origin.index
+        if schema.shapes[o][b.property].collection != .none { return (2, o, Int64(b.property), b.key.rawValue) }
+        let pointsAhead = position[target.table.index] > position[o] || (target.table.index == o && target.key.rawValue >= b.key.rawValue)
+        return (pointsAhead ? 1 : 0, position[o], b.key.rawValue, Int64(b.property))
+    }
+
+    /// Writes the backlinks of the table's live objects whose order is not
+    /// the order loading makes them in (``loadOrder(_:of:schema:position:)``),
+    /// grouped by origin class and property, keys as differences. Most
+    /// objects have their links in that order and take no bytes.
+    private static func encodeBacklinks(_ table: Table, schema: Schema, position: [Int], into w: inout ByteWriter) {
         var listed: [(slot: Int, backlinks: [Backlink])] = []
         table.backlinks.forEachChunk { base, chunk in
-            for (i, backlinks) in chunk.enumerated() where !backlinks.isEmpty && table.alive[base + i] {
-                listed.append((base + i, backlinks))
+            for (i, backlinks) in chunk.enumerated() where backlinks.count > 1 && table.alive[base + i] {
+                let target = Link(table: table.key, key: ObjectKey(Int64(base + i)))
+                let inLoadOrder = zip(backlinks, backlinks.dropFirst()).allSatisfy { a, b in
+                    loadOrder(a, of: target, schema: schema, position: position) <= loadOrder(b, of: target, schema: schema, position: position)
+                }
+                if !inLoadOrder { listed.append((base + i, backlinks)) }
             }
         }
         w.varint(listed.count)

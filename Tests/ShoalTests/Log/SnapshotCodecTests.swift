@@ -105,6 +105,10 @@ enum SnapshotForm: String, CaseIterable, CustomTestStringConvertible {
         let restored = try form.roundTrip(reordered)
         #expect(restored.tables[people.index].backlinks[ann.slot] == annLinks.reversed())
 
+        // The columnar form stores only lists out of load order, so these
+        // inconsistent states cannot be written in it; its damaged lists
+        // are checked byte by byte in SnapshotColumnarTests.
+        guard form == .rows else { return }
         // One missing from an object that has others, or all of an object's missing.
         for damage in [(ann, Array(annLinks.prefix(1))), (bob, [])] {
             var damaged = snapshot
