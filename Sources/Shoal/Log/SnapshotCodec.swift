@@ -21,7 +21,8 @@ import OrderedCollections
 //                  the key minus the previous listed key minus 1, or the key for the first)
 //   element     := value (list, set) | key:string value (map)
 //   backlinks   := objectCount:varint (keyGap:varint groupCount:varint group{groupCount}){objectCount}
-//                  (only live objects that other objects link to, in key order)
+//                  (only live objects whose backlinks are not in the order loading makes
+//                  them in, `loadOrder`, in key order; the list replaces the loaded one)
 //   group       := table:varint property:varint count:varint key:varint keyDelta:zigzag{count - 1}
 //                  (consecutive backlinks from one class and property: the first origin key,
 //                  then each next one as the difference from the one before)

@@ -1,4 +1,5 @@
-// Snapshot grammar, format version 1 (all integers little-endian; FORMAT.md has the prose):
+// Snapshot file grammar, format versions 1-3 (all integers little-endian; FORMAT.md has the prose;
+// the payload is SnapshotCodec.swift's):
 //
 //   snapshot  := fileHeader(64, magic "SHOALSNP", baseVersion = V) chunk* trailer
 //   chunk     := rawLen:u32 compLen:u32 checksum:u64 bytes[compLen]

@@ -123,8 +123,10 @@ import Testing
         "bit flip in a file header field is refused with a typed error and nothing is modified",
         arguments: [
             ("magic", 3, 0, ShoalError.notAShoalFile),
+            // Version 3: to 1 or 2 (readable versions, so the checksum speaks), or to 7.
             ("formatVersion", 8, 1, .corruptHeader),
-            ("formatVersion", 8, 0, .unsupportedFormat),
+            ("formatVersion", 8, 0, .corruptHeader),
+            ("formatVersion", 8, 2, .unsupportedFormat),
             ("headerSize", 10, 2, .corruptHeader),
             ("flags", 12, 0, .corruptHeader),
             ("salt", 17, 5, .corruptHeader),
