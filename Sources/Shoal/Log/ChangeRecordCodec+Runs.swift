@@ -55,40 +55,45 @@ extension ChangeRecordCodec {
         w.varint(rows.count)
         let columnCount = rows[0].count
         w.varint(columnCount)
-        for p in 0..<columnCount {
-            var allNull = true, allInt = true, allString = true
-            var linkTable: TableKey?
-            var linksOnly = true
-            for row in rows {
-                switch row[p] {
-                case .null: allInt = false; allString = false
-                case .int: allNull = false; allString = false; linksOnly = false
-                case .string: allNull = false; allInt = false; linksOnly = false
-                case .link(let l):
-                    allNull = false; allInt = false; allString = false
-                    if linkTable == nil { linkTable = l.table } else if linkTable != l.table { linksOnly = false }
-                    if l.key.rawValue < 0 || l.key.rawValue == .max { linksOnly = false }
-                default: allNull = false; allInt = false; allString = false; linksOnly = false
-                }
+        for p in 0..<columnCount { encodeColumn(rows.lazy.map { $0[p] }, into: &w) }
+    }
+
+    /// Writes one column of a run: its kind byte, chosen from the values
+    /// (the most compact kind that holds them all), then the values. Insert
+    /// runs of the log and the runs of a snapshot share it.
+    static func encodeColumn(_ column: some Collection<Value>, into w: inout ByteWriter) {
+        var allNull = true, allInt = true, allString = true
+        var linkTable: TableKey?
+        var linksOnly = true
+        for v in column {
+            switch v {
+            case .null: allInt = false; allString = false
+            case .int: allNull = false; allString = false; linksOnly = false
+            case .string: allNull = false; allInt = false; linksOnly = false
+            case .link(let l):
+                allNull = false; allInt = false; allString = false
+                if linkTable == nil { linkTable = l.table } else if linkTable != l.table { linksOnly = false }
+                if l.key.rawValue < 0 || l.key.rawValue == .max { linksOnly = false }
+            default: allNull = false; allInt = false; allString = false; linksOnly = false
             }
-            if allNull {
-                w.byte(ColumnKind.null.rawValue)
-            } else if allInt {
-                w.byte(ColumnKind.int.rawValue)
-                for row in rows { if case .int(let i) = row[p] { w.signed(i) } }
-            } else if allString {
-                w.byte(ColumnKind.string.rawValue)
-                for row in rows { if case .string(let s) = row[p] { w.string(s) } }
-            } else if linksOnly, let linkTable {
-                w.byte(ColumnKind.link.rawValue)
-                w.varint(Int(linkTable.rawValue))
-                for row in rows {
-                    if case .link(let l) = row[p] { w.varint(UInt64(bitPattern: l.key.rawValue) + 1) } else { w.byte(0) }
-                }
-            } else {
-                w.byte(ColumnKind.tagged.rawValue)
-                for row in rows { encode(row[p], into: &w) }
+        }
+        if allNull {
+            w.byte(ColumnKind.null.rawValue)
+        } else if allInt {
+            w.byte(ColumnKind.int.rawValue)
+            for v in column { if case .int(let i) = v { w.signed(i) } }
+        } else if allString {
+            w.byte(ColumnKind.string.rawValue)
+            for v in column { if case .string(let s) = v { w.string(s) } }
+        } else if linksOnly, let linkTable {
+            w.byte(ColumnKind.link.rawValue)
+            w.varint(Int(linkTable.rawValue))
+            for v in column {
+                if case .link(let l) = v { w.varint(UInt64(bitPattern: l.key.rawValue) + 1) } else { w.byte(0) }
             }
+        } else {
+            w.byte(ColumnKind.tagged.rawValue)
+            for v in column { encode(v, into: &w) }
         }
     }
 
@@ -109,19 +114,31 @@ extension ChangeRecordCodec {
         guard keyRaw < UInt64(Int64.max) - count else {
             throw DecodingFailure(offset: keyOffset, reason: "insert run of \(className) keys \(keyRaw)..<\(keyRaw)+\(count) out of range")
         }
-        let stored = shapes[table].count
+        let columns = try decodeColumns(&r, count: Int(count), schema: schema, table: table)
+        return InsertColumns(table: TableKey(table), firstKey: ObjectKey(Int64(keyRaw)), count: Int(count), columns: columns)
+    }
+
+    /// Reads the column count and the columns of a run of `count` objects
+    /// of class `table` (`1...maximumRun`, checked by the caller), checking
+    /// every column against its property. Insert runs of the log and the
+    /// runs of a snapshot share it.
+    static func decodeColumns(
+        _ r: inout ByteReader, count: Int, schema: Schema, table: Int
+    ) throws(DecodingFailure) -> [ContiguousArray<Value>] {
+        let shapes = schema.shapes[table]
+        let stored = shapes.count
         let columnsOffset = r.offset
         let columnCount = try r.varint()
         guard columnCount == UInt64(stored) else {
             throw DecodingFailure(offset: columnsOffset,
-                reason: "insert run into \(className) has \(columnCount) columns for \(stored) stored properties")
+                reason: "insert run into \(schema.objectSchema[table].className) has \(columnCount) columns for \(stored) stored properties")
         }
         var columns: [ContiguousArray<Value>] = []
         columns.reserveCapacity(stored)
         for p in 0..<stored {
-            columns.append(try decodeColumn(&r, count: Int(count), shape: shapes[table][p], schema: schema, table: table, property: p))
+            columns.append(try decodeColumn(&r, count: count, shape: shapes[p], schema: schema, table: table, property: p))
         }
-        return InsertColumns(table: TableKey(table), firstKey: ObjectKey(Int64(keyRaw)), count: Int(count), columns: columns)
+        return columns
     }
 
     /// Reads one column of `count` values of property `property`, checking

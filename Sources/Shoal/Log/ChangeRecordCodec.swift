@@ -1,6 +1,6 @@
 import Foundation
 
-// The payload of a transaction record (format versions 1 and 2). Grammar:
+// The payload of a transaction record (format versions 1 to 3). Grammar:
 //
 //   payload   := opCount:varint op{opCount}        (an insert run counts as one op)
 //   op        := tag:u8 table:varint key:varint body
@@ -17,7 +17,7 @@ import Foundation
 //              | mapRemove(11): property:varint key:string
 //              | clear(12):     property:varint
 //              | insertRun(13): count:varint columnCount:varint column{columnCount}
-//                               (version 2 only; `key` is the first object's key, object i
+//                               (versions 2 and later; `key` is the first object's key, object i
 //                               has key + i; 1 <= count <= 4096)
 //   column    := 0 (all null)
 //              | 1 value{count}                    (tagged, as in insert)

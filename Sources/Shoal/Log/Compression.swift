@@ -48,17 +48,30 @@ enum Compression {
     /// Decodes one LZ4 block that must decode to exactly `rawLength` bytes.
     static func decompress(_ block: UnsafeRawBufferPointer, rawLength: Int) throws(Failure) -> [UInt8] {
         guard rawLength > 0, rawLength <= maxInputBytes else { throw .invalidLength(rawLength) }
-        guard block.count > 0, block.count <= maxInputBytes else { throw .invalidLength(block.count) }
-        var decoded: Int32 = 0
+        var failure: Failure?
         let output = [UInt8](unsafeUninitializedCapacity: rawLength) { output, initialized in
-            decoded = LZ4_decompress_safe(
-                block.baseAddress!.assumingMemoryBound(to: CChar.self),
-                output.baseAddress.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: CChar.self) },
-                Int32(block.count), Int32(rawLength))
-            initialized = Int(max(decoded, 0))
+            do throws(Failure) {
+                try decompress(block, into: UnsafeMutableRawBufferPointer(output))
+                initialized = rawLength
+            } catch {
+                failure = error
+            }
         }
-        guard Int(decoded) == rawLength else { throw .lengthMismatch(expected: rawLength, decoded: Int(decoded)) }
+        if let failure { throw failure }
         return output
+    }
+
+    /// Decodes one LZ4 block into `output`, which it must fill exactly:
+    /// for a reader that assembles several blocks in one buffer, without
+    /// an array per block.
+    static func decompress(_ block: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(Failure) {
+        let rawLength = output.count
+        guard rawLength > 0, rawLength <= maxInputBytes else { throw .invalidLength(rawLength) }
+        guard block.count > 0, block.count <= maxInputBytes else { throw .invalidLength(block.count) }
+        let decoded = LZ4_decompress_safe(
+            block.baseAddress!.assumingMemoryBound(to: CChar.self), output.baseAddress!.assumingMemoryBound(to: CChar.self),
+            Int32(block.count), Int32(rawLength))
+        guard Int(decoded) == rawLength else { throw .lengthMismatch(expected: rawLength, decoded: Int(decoded)) }
     }
 
     /// Decodes one LZ4 block; see ``decompress(_:rawLength:)-(UnsafeRawBufferPointer,_)``.

@@ -13,14 +13,19 @@ internal import Glibc
 enum LogFormat {
     /// The format version this build writes and the highest it reads.
     ///
-    /// Version 2 adds insert runs to transaction payloads (op tag 13); it
-    /// reads version 1 files, which never hold them, and a version 1 reader
-    /// refuses a version 2 file as unsupported instead of meeting an op it
-    /// would call corrupt. A segment keeps the version it was created with:
-    /// records appended to a version 1 segment are written without runs.
+    /// Version 2 adds insert runs to transaction payloads (op tag 13) and
+    /// writes snapshot payloads in columnar form (runs of objects stored a
+    /// column at a time, loaded as log replay applies insert runs). It reads
+    /// version 1 files: their records never hold runs, and their snapshots
+    /// are read in row form. A version 1 reader refuses a version 2 file as
+    /// unsupported instead of meeting an op it would call corrupt. A segment
+    /// keeps the version it was created with: records appended to a version
+    /// 1 segment are written without runs.
     static let version: UInt16 = 2
     /// The first format version whose transaction payloads may hold insert runs.
     static let insertRunsVersion: UInt16 = 2
+    /// The first format version whose snapshot payloads are columnar.
+    static let columnarSnapshotVersion: UInt16 = 2
     /// Size of the header at the start of every log segment and snapshot file.
     static let fileHeaderSize = 64
     /// Size of the fixed header in front of every record's payload.

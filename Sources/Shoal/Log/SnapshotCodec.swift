@@ -1,200 +1,234 @@
 import OrderedCollections
 
-// The payload of a snapshot file (format version 1): the whole state at one
-// version, object keys included, so that the log continues after it.
+// The payload of a snapshot file, format version 2 (columnar form): the whole
+// state at one version, object keys included, so that the log continues
+// after it. Versions 1 and 2 wrote the row form (SnapshotCodec+Rows.swift),
+// still read. FORMAT.md has the prose.
 //
-//   snapshot  := version:varint schemaVersion:varint schema table{schema.classCount}
-//   table     := slotCount:varint liveCount:varint object{liveCount}
-//   object    := key:varint value{storedCount} collection{collectionProperties} backlinks
-//   backlinks := count:varint (table:varint property:varint key:varint){count}
-//   collection:= count:varint (value | key:string value){count}
+//   snapshot    := version:varint schemaVersion:varint schema
+//                  table{classCount} collections{classCount} backlinks{classCount}
+//   table       := class:varint slotCount:varint liveCount:varint runCount:varint run{runCount}
+//                  (every class once, in an order the writer chooses: a class after the
+//                  classes its to-one links point at, unless links form a cycle)
+//   run         := skip:varint count:varint columnCount:varint column{columnCount}
+//                  (`skip` deleted slots after the previous run, or from slot 0, then `count`
+//                  live objects with consecutive keys; 1 <= count <= 4096; `column` as in an
+//                  insert run of the log, ChangeRecordCodec.swift; the counts add up to
+//                  liveCount, the slots after the last run up to slotCount are deleted)
+//   collections := (objectCount:varint (keyGap:varint count:varint element{count}){objectCount})
+//                  {the class's collection properties, in property order}
+//                  (only non-empty collections of live objects, in key order; keyGap is
+//                  the key minus the previous listed key minus 1, or the key for the first)
+//   element     := value (list, set) | key:string value (map)
+//   backlinks   := objectCount:varint (keyGap:varint groupCount:varint group{groupCount}){objectCount}
+//                  (only live objects whose backlinks are not in the order loading makes
+//                  them in, `loadOrder`, in key order; the list replaces the loaded one)
+//   group       := table:varint property:varint count:varint key:varint keyDelta:zigzag{count - 1}
+//                  (consecutive backlinks from one class and property: the first origin key,
+//                  then each next one as the difference from the one before)
 //
-// Slots not listed are deleted objects (keys are never reused). Values use
-// the change record value encoding (ChangeRecordCodec.swift).
+// Slots not in any run are deleted objects (keys are never reused).
 
-/// Writes a snapshot's full state and rebuilds it, through the same
-/// `Snapshot.apply` path as commits and replay.
+/// Writes a snapshot's full state and rebuilds it. Loading goes through
+/// ``BatchApplier``, the path of log replay: each run is checked and
+/// appended a column at a time with ``BatchApplier/apply(_:)-(InsertColumns)``.
 enum SnapshotCodec {
+    /// Writes `snapshot` in the columnar form of format version 2.
     static func encode(_ snapshot: Snapshot) -> [UInt8] {
         var w = ByteWriter(capacity: 1 << 16)
         w.varint(UInt64(snapshot.version))
         w.varint(snapshot.schemaVersion)
         SchemaCodec.encode(snapshot.schema, into: &w)
-        for table in snapshot.tables {
-            let os = snapshot.schema[table.key]
-            w.varint(table.alive.count)
-            w.varint(table.count)
-            for key in table.liveKeys {
-                w.varint(UInt64(bitPattern: key.rawValue))
-                for p in 0..<table.scalars.count {
-                    ChangeRecordCodec.encode(os.properties[p].collection == .none ? table.scalars[p][key.slot] : .null, into: &w)
-                }
-                for p in 0..<table.scalars.count {
-                    switch os.properties[p].collection {
-                    case .none: continue
-                    case .list, .set:
-                        let elements = snapshot.collectionElements(table.key, key, p)
-                        w.varint(elements.count)
-                        for v in elements { ChangeRecordCodec.encode(v, into: &w) }
-                    case .map:
-                        let map = snapshot.map(table.key, key, p)
-                        w.varint(map.count)
-                        for (k, v) in map {
-                            w.string(k)
-                            ChangeRecordCodec.encode(v, into: &w)
-                        }
-                    }
-                }
-                // Linking objects keep link order, which re-linking in table
-                // order would not reproduce: store it.
-                let backlinks = table.backlinks[key.slot]
-                w.varint(backlinks.count)
-                for b in backlinks {
-                    w.varint(Int(b.origin.rawValue))
-                    w.varint(b.property)
-                    w.varint(UInt64(bitPattern: b.key.rawValue))
-                }
-            }
-        }
+        let order = tableOrder(snapshot.schema)
+        var position = [Int](repeating: 0, count: order.count)
+        for (i, t) in order.enumerated() { position[t] = i }
+        for t in order { encodeRuns(snapshot.tables[t], schema: snapshot.schema, into: &w) }
+        for table in snapshot.tables { encodeCollections(table, schema: snapshot.schema, into: &w) }
+        for table in snapshot.tables { encodeBacklinks(table, schema: snapshot.schema, position: position, into: &w) }
         return w.bytes
     }
 
-    /// Rebuilds a snapshot. Objects are inserted with their to-one links when
-    /// the target already exists; a table whose links point at tables read
-    /// after it is held until those are in (tables are applied in reverse
-    /// order at the end), so that the usual shapes (a dog linking to its
-    /// owner) load as plain inserts. Links that still point ahead (cycles)
-    /// and the collections are set last, so links may point anywhere. Every
-    /// op is checked against the state before it is applied.
-    static func decode(_ bytes: [UInt8]) throws(DecodingFailure) -> Snapshot {
-        var r = ByteReader(bytes)
-        let version = try r.varint()
-        let schemaVersion = try r.varint()
-        let schema = try SchemaCodec.decode(&r)
-        var batch = BatchApplier(Snapshot(schema: schema, version: 0, schemaVersion: schemaVersion))
-        var deferred: [ChangeOp] = []
-        // Only the objects that have backlinks (most have none); the total
-        // count shows that no other object gained any when links were rebuilt.
-        var storedBacklinks: [(TableKey, ObjectKey, [Backlink])] = []
-        var storedBacklinkCount = 0
-        /// Tables whose objects are all in.
-        var complete = [Bool](repeating: false, count: schema.objectSchema.count)
-        /// Objects of tables held back, with their offsets (for errors), and the tables' slot counts.
-        var held: [(t: TableKey, slotCount: Int, objects: [(offset: Int, key: ObjectKey, values: [Value])])] = []
+    /// Rebuilds the snapshot a payload of format version `formatVersion`
+    /// holds, checking it throughout.
+    ///
+    /// - Throws: `DecodingFailure` with the payload offset and what was
+    ///   wrong: a malformed or truncated field, a value that does not fit
+    ///   its property, a link to an object that is not live, two objects
+    ///   with one primary key, stored backlinks that the links do not make.
+    static func decode(_ bytes: [UInt8], formatVersion: UInt16) throws(DecodingFailure) -> Snapshot {
+        formatVersion >= LogFormat.columnarSnapshotVersion ? try decodeColumnar(bytes) : try decodeRows(bytes)
+    }
 
-        /// Inserts one object, after the dead slots before it; a link whose
-        /// target is not in yet waits in `deferred`.
-        func insert(_ t: TableKey, _ key: ObjectKey, _ values: [Value], offset: Int) throws(DecodingFailure) {
-            while batch.nextKey(t) < key { batch.appendDeadSlot(t) }
-            var values = values
-            for p in values.indices {
-                guard let link = values[p].linkValue, !complete[link.table.index], link.table != t || link.key >= key else { continue }
-                deferred.append(.set(t, key, property: p, values[p]))
-                values[p] = .null
+    /// The order in which the writer puts the tables: each after the tables
+    /// its to-one links point at, so that loading meets those links with
+    /// their targets in place (a dog after its owner). A cycle is broken
+    /// where it closes; its links wait until every table is in.
+    static func tableOrder(_ schema: Schema) -> [Int] {
+        var visited = [Bool](repeating: false, count: schema.shapes.count)
+        var order: [Int] = []
+        func visit(_ t: Int) {
+            guard !visited[t] else { return }
+            visited[t] = true
+            for shape in schema.shapes[t] where shape.collection == .none && shape.value.linkTable >= 0 {
+                visit(shape.value.linkTable)
             }
-            if let problem = batch.apply(.insert(t, key, values)) { throw DecodingFailure(offset: offset, reason: problem) }
+            order.append(t)
         }
-        func finish(_ t: TableKey, slotCount: Int) {
-            while batch.nextKey(t).slot < slotCount { batch.appendDeadSlot(t) }
-            complete[t.index] = true
-        }
+        for t in schema.shapes.indices { visit(t) }
+        return order
+    }
 
-        for os in schema.objectSchema {
-            let t = schema.tableByName[os.className]!
-            let shapes = schema.shapes[t.index]
-            let pointsAhead = shapes.contains { $0.collection == .none && $0.value.linkTable > t.index }
-            let slotCount = try r.count("slot count")
-            let liveCount = try r.count("live count")
-            guard liveCount <= slotCount else { throw r.fail("\(liveCount) live objects in \(slotCount) slots") }
-            let stored = os.storedCount
-            var previous: Int64 = -1
-            var objects: [(offset: Int, key: ObjectKey, values: [Value])] = []
-            if pointsAhead { objects.reserveCapacity(liveCount) }
-            for _ in 0..<liveCount {
-                let offset = r.offset
-                let keyRaw = try r.varint()
-                guard keyRaw < UInt64(slotCount), Int64(keyRaw) > previous else { throw r.fail("object key \(keyRaw) out of order or range") }
-                let key = ObjectKey(Int64(keyRaw))
-                previous = Int64(keyRaw)
-                var values: [Value] = []
-                values.reserveCapacity(stored)
-                for p in 0..<stored {
-                    let start = r.offset
-                    let v = try ChangeRecordCodec.decodeValue(&r, schema)
-                    guard shapes[p].collection == .none ? shapes[p].value.accepts(v) : v.isNull else {
-                        throw DecodingFailure(offset: start, reason: "value \(v) does not fit '\(os.className).\(os.properties[p].name)'")
-                    }
-                    values.append(v)
-                }
-                for p in 0..<stored where shapes[p].collection != .none {
-                    let n = try r.count("collection size")
-                    for i in 0..<n {
-                        let key2 = shapes[p].collection == .map ? try r.string() : ""
-                        let start = r.offset
-                        let v = try ChangeRecordCodec.decodeValue(&r, schema)
-                        guard shapes[p].value.accepts(v) else {
-                            throw DecodingFailure(offset: start, reason: "element \(v) does not fit '\(os.className).\(os.properties[p].name)'")
-                        }
-                        switch shapes[p].collection {
-                        case .list: deferred.append(.listInsert(t, key, property: p, index: i, v))
-                        case .set: deferred.append(.setInsert(t, key, property: p, v))
-                        default: deferred.append(.mapSet(t, key, property: p, key: key2, v))
-                        }
-                    }
-                }
-                var backlinks: [Backlink] = []
-                for _ in 0..<(try r.count("backlink count")) {
-                    let origin = TableKey(try r.index(below: schema.objectSchema.count, "backlink table"))
-                    let property = try r.index(below: schema[origin].storedCount, "backlink property")
-                    let originKey = try r.varint()
-                    guard originKey < UInt64(Int64.max) else { throw r.fail("backlink key out of range") }
-                    backlinks.append(Backlink(origin: origin, property: property, key: ObjectKey(Int64(originKey))))
-                }
-                if !backlinks.isEmpty { storedBacklinks.append((t, key, backlinks)) }
-                storedBacklinkCount += backlinks.count
-                if pointsAhead {
-                    objects.append((offset, key, values))
+    /// Writes a table's head and its live objects as runs.
+    private static func encodeRuns(_ table: Table, schema: Schema, into w: inout ByteWriter) {
+        let shapes = schema.shapes[table.key.index]
+        w.varint(table.key.index)
+        w.varint(table.alive.count)
+        w.varint(table.count)
+        // Stretches of consecutive live slots, cut at the longest run.
+        var runs: [Range<Int>] = []
+        table.alive.forEachChunk { base, chunk in
+            for (i, live) in chunk.enumerated() where live {
+                let slot = base + i
+                if let last = runs.last, last.upperBound == slot, last.count < ChangeRecordCodec.maximumRun {
+                    runs[runs.count - 1] = last.lowerBound..<slot + 1
                 } else {
-                    try insert(t, key, values, offset: offset)
+                    runs.append(slot..<slot + 1)
                 }
             }
-            if pointsAhead {
-                held.append((t, slotCount, objects))
-            } else {
-                finish(t, slotCount: slotCount)
+        }
+        w.varint(runs.count)
+        var end = 0
+        var buffer = ContiguousArray<Value>()
+        buffer.reserveCapacity(ChangeRecordCodec.maximumRun)
+        for run in runs {
+            w.varint(run.lowerBound - end)
+            w.varint(run.count)
+            w.varint(shapes.count)
+            for p in shapes.indices {
+                if shapes[p].collection != .none {
+                    ChangeRecordCodec.encodeColumn(repeatElement(Value.null, count: run.count), into: &w)
+                    continue
+                }
+                buffer.removeAll(keepingCapacity: true)
+                let column = table.scalars[p]
+                var i = run.lowerBound
+                while i < run.upperBound {
+                    let (base, leaf) = column.chunk(containing: i)
+                    let upTo = min(run.upperBound, base + leaf.count)
+                    buffer.append(contentsOf: leaf[(i - base)..<(upTo - base)])
+                    i = upTo
+                }
+                ChangeRecordCodec.encodeColumn(buffer, into: &w)
+            }
+            end = run.upperBound
+        }
+    }
+
+    /// Writes the non-empty collections of a table's live objects, property by property.
+    private static func encodeCollections(_ table: Table, schema: Schema, into w: inout ByteWriter) {
+        for (p, shape) in schema.shapes[table.key.index].enumerated() {
+            switch shape.collection {
+            case .none: continue
+            case .list:
+                encodeCollection(table.lists[p]!, alive: table.alive, size: \.count, into: &w) { list, w in
+                    for v in list { ChangeRecordCodec.encode(v, into: &w) }
+                }
+            case .set:
+                encodeCollection(table.sets[p]!, alive: table.alive, size: \.count, into: &w) { set, w in
+                    for v in set { ChangeRecordCodec.encode(v, into: &w) }
+                }
+            case .map:
+                encodeCollection(table.maps[p]!, alive: table.alive, size: \.count, into: &w) { map, w in
+                    for (k, v) in map {
+                        w.string(k)
+                        ChangeRecordCodec.encode(v, into: &w)
+                    }
+                }
             }
         }
-        for (t, slotCount, objects) in held.reversed() {
-            for object in objects { try insert(t, object.key, object.values, offset: object.offset) }
-            finish(t, slotCount: slotCount)
+    }
+
+    /// Writes the non-empty collections of one property of live objects:
+    /// how many, then each one's key gap, size and elements.
+    private static func encodeCollection<C>(
+        _ column: PersistentVector<C>, alive: PersistentVector<Bool>, size: (C) -> Int, into w: inout ByteWriter,
+        _ elements: (C, inout ByteWriter) -> Void
+    ) {
+        var count = 0
+        column.forEachChunk { base, chunk in
+            for (i, c) in chunk.enumerated() where size(c) > 0 && alive[base + i] { count += 1 }
         }
-        guard r.isAtEnd else { throw r.fail("bytes left after the last table") }
-        for op in deferred {
-            if let problem = batch.apply(op) { throw r.fail(problem) }
-        }
-        if let problem = batch.finish() { throw r.fail(problem) }
-        var snapshot = batch.snapshot
-        var rebuiltBacklinkCount = 0
-        for table in snapshot.tables {
-            table.backlinks.forEachChunk { _, chunk in
-                for links in chunk { rebuiltBacklinkCount += links.count }
+        w.varint(count)
+        var previous = -1
+        column.forEachChunk { base, chunk in
+            for (i, c) in chunk.enumerated() where size(c) > 0 && alive[base + i] {
+                w.varint(base + i - previous - 1)
+                previous = base + i
+                w.varint(size(c))
+                elements(c, &w)
             }
         }
-        guard rebuiltBacklinkCount == storedBacklinkCount else {
-            throw r.fail("the snapshot stores \(storedBacklinkCount) backlinks, but its links make \(rebuiltBacklinkCount)")
-        }
-        for (t, key, stored) in storedBacklinks {
-            let rebuilt = snapshot.tables[t.index].backlinks[key.slot]
-            // Usually equal as they are; otherwise they must hold the same
-            // links, and their stored order (the order links were made) wins.
-            guard stored != rebuilt else { continue }
-            guard Dictionary(grouping: stored, by: { $0 }).mapValues(\.count) == Dictionary(grouping: rebuilt, by: { $0 }).mapValues(\.count)
-            else {
-                throw r.fail("stored backlinks of \(schema[t].className) \(key) do not match its links")
+    }
+
+    /// Where loading puts backlink `b` of `target` in the target's list:
+    /// loading makes backlinks in this order (``decodeColumnar(_:)``), so
+    /// a list in this order needs not be stored.
+    ///
+    /// First the links of the runs, table by table in the order written
+    /// (`position`), object by object, property by property; then, in the
+    /// same order, the links that pointed ahead (at a table written later,
+    /// or at a later object of their own table); then the collections'
+    /// elements, class by class in schema order, property by property,
+    /// object by object. Equal backlinks (one list holding a target twice)
+    /// are interchangeable.
+    static func loadOrder(_ b: Backlink, of target: Link, schema: Schema, position: [Int]) -> (Int, Int, Int64, Int64) {
+        let o = b.origin.index
+        if schema.shapes[o][b.property].collection != .none { return (2, o, Int64(b.property), b.key.rawValue) }
+        let pointsAhead = position[target.table.index] > position[o] || (target.table.index == o && target.key.rawValue >= b.key.rawValue)
+        return (pointsAhead ? 1 : 0, position[o], b.key.rawValue, Int64(b.property))
+    }
+
+    /// Writes the backlinks of the table's live objects whose order is not
+    /// the order loading makes them in (``loadOrder(_:of:schema:position:)``),
+    /// grouped by origin class and property, keys as differences. Most
+    /// objects have their links in that order and take no bytes.
+    private static func encodeBacklinks(_ table: Table, schema: Schema, position: [Int], into w: inout ByteWriter) {
+        var listed: [(slot: Int, backlinks: [Backlink])] = []
+        table.backlinks.forEachChunk { base, chunk in
+            for (i, backlinks) in chunk.enumerated() where backlinks.count > 1 && table.alive[base + i] {
+                let target = Link(table: table.key, key: ObjectKey(Int64(base + i)))
+                let inLoadOrder = zip(backlinks, backlinks.dropFirst()).allSatisfy { a, b in
+                    loadOrder(a, of: target, schema: schema, position: position) <= loadOrder(b, of: target, schema: schema, position: position)
+                }
+                if !inLoadOrder { listed.append((base + i, backlinks)) }
             }
-            snapshot.tables[t.index].backlinks[key.slot] = stored
         }
-        snapshot.version = version
-        return snapshot
+        w.varint(listed.count)
+        var previous = -1
+        for (slot, backlinks) in listed {
+            w.varint(slot - previous - 1)
+            previous = slot
+            var groups: [Range<Int>] = []
+            for i in backlinks.indices {
+                if let last = groups.last, backlinks[last.lowerBound].origin == backlinks[i].origin,
+                    backlinks[last.lowerBound].property == backlinks[i].property
+                {
+                    groups[groups.count - 1] = last.lowerBound..<i + 1
+                } else {
+                    groups.append(i..<i + 1)
+                }
+            }
+            w.varint(groups.count)
+            for group in groups {
+                let first = backlinks[group.lowerBound]
+                w.varint(Int(first.origin.rawValue))
+                w.varint(first.property)
+                w.varint(group.count)
+                w.varint(UInt64(bitPattern: first.key.rawValue))
+                for i in group.dropFirst() {
+                    w.signed(backlinks[i].key.rawValue &- backlinks[i - 1].key.rawValue)
+                }
+            }
+        }
     }
 }

@@ -1,4 +1,5 @@
-// Snapshot grammar, format version 1 (all integers little-endian; FORMAT.md has the prose):
+// Snapshot file grammar, format versions 1-3 (all integers little-endian; FORMAT.md has the prose;
+// the payload is SnapshotCodec.swift's):
 //
 //   snapshot  := fileHeader(64, magic "SHOALSNP", baseVersion = V) chunk* trailer
 //   chunk     := rawLen:u32 compLen:u32 checksum:u64 bytes[compLen]
@@ -105,9 +106,9 @@ struct SnapshotFile: Sendable {
         do { header = try FileHeader.decode(contents, expecting: .snapshot) } catch {
             throw error.shoalError(path: path)
         }
-        var payload: [UInt8] = []
         var trailerHasher = Checksum.Hasher(seed: header.salt)
-        var chunkCount: UInt64 = 0
+        /// Each chunk's offset, stored bytes and decoded length, verified.
+        var chunks: [(offset: Int, body: Range<Int>, rawLength: Int)] = []
         var offset = LogFormat.fileHeaderSize
         func corrupt(_ reason: String, at offset: Int) -> ShoalError {
             .corruptSnapshot(path: path, offset: Int64(offset), reason: reason)
@@ -129,15 +130,8 @@ struct SnapshotFile: Sendable {
                 hasher.update(UnsafeRawBufferPointer(rebasing: bytes[body]))
             }
             guard hasher.finalize() == stored else { throw corrupt("chunk checksum mismatch", at: offset) }
-            if storedLength == rawLength {
-                payload.append(contentsOf: contents[body])
-            } else {
-                do {
-                    payload.append(contentsOf: try Compression.decompress(Array(contents[body]), rawLength: rawLength))
-                } catch { throw corrupt("chunk does not decode: \(error)", at: offset) }
-            }
             withUnsafeBytes(of: stored.littleEndian) { trailerHasher.update($0) }
-            chunkCount += 1
+            chunks.append((offset, body, rawLength))
             offset = body.upperBound
         }
         guard contents.count - offset == trailerSize else {
@@ -147,12 +141,32 @@ struct SnapshotFile: Sendable {
         guard Array(contents[(offset + 16)..<(offset + 24)]) == trailerMagic else {
             throw corrupt("trailer magic is wrong", at: offset + 16)
         }
-        guard contents.loadLittleEndian(UInt64.self, at: offset) == chunkCount else {
-            throw corrupt("trailer chunk count is not \(chunkCount)", at: offset)
+        guard contents.loadLittleEndian(UInt64.self, at: offset) == UInt64(chunks.count) else {
+            throw corrupt("trailer chunk count is not \(chunks.count)", at: offset)
         }
         guard contents.loadLittleEndian(UInt64.self, at: offset + 8) == trailerHasher.finalize() else {
             throw corrupt("trailer checksum mismatch", at: offset + 8)
         }
+        // Decoded straight into the payload: no array per chunk, no copy.
+        var failure: ShoalError?
+        let payload = [UInt8](unsafeUninitializedCapacity: chunks.reduce(0) { $0 + $1.rawLength }) { output, initialized in
+            contents.withUnsafeBytes { input in
+                for chunk in chunks {
+                    let source = UnsafeRawBufferPointer(rebasing: input[chunk.body])
+                    let target = UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: output[initialized..<(initialized + chunk.rawLength)]))
+                    if chunk.body.count == chunk.rawLength {
+                        target.copyMemory(from: source)
+                    } else {
+                        do throws(Compression.Failure) { try Compression.decompress(source, into: target) } catch {
+                            failure = corrupt("chunk does not decode: \(error)", at: chunk.offset)
+                            return
+                        }
+                    }
+                    initialized += chunk.rawLength
+                }
+            }
+        }
+        if let failure { throw failure }
         return SnapshotFile(path: path, header: header, payload: payload)
     }
 

@@ -201,6 +201,18 @@ struct BatchApplier {
         snapshot.tables[t.index].appendDeadSlot()
     }
 
+    /// Appends `count` empty, dead slots to a table at once (restoring a
+    /// snapshot, whose deleted objects come as gaps between runs), as
+    /// ``appendDeadSlot(_:)`` would one by one.
+    mutating func appendDeadSlots(_ t: TableKey, count: Int) {
+        guard count > 0 else { return }
+        applyRun()
+        for p in snapshot.tables[t.index].scalars.indices {
+            snapshot.tables[t.index].scalars[p].append(contentsOf: repeatElement(Value.null, count: count))
+        }
+        snapshot.tables[t.index].appendSlots(count, alive: false)
+    }
+
     /// Indexes what is pending, completing ``snapshot``.
     ///
     /// - Returns: why the batch cannot be completed (a duplicate primary

@@ -85,6 +85,7 @@ struct SortedTree<Key: SortedTreeKey, Payload>: Sequence {
             }
         }
         root = level[0].node
+        _checkInvariants()
     }
 
     /// `0..<count` cut into the fewest runs of at most ``maxCount``, of even sizes.

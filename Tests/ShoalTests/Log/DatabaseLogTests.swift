@@ -116,6 +116,29 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".wal") }.count == 1)
     }
 
+    @Test("a snapshot whose checksums verify but whose columnar contents are damaged refuses to open with corruptSnapshot, naming the file and payload offset")
+    func damagedSnapshotContents() throws {
+        let url = temporaryDatabaseURL()
+        let config = fileConfiguration(url)
+        try {
+            let realm = try Realm(configuration: config)
+            try realm.write { for i in 0..<100 { realm.create(Dog.self, value: ["id": i, "name": "d\(i)"]) } }
+            try realm.compact()
+        }()
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: url.path).first { $0.hasSuffix(".snap") })
+        let io = PosixFileIO()
+        let file = try SnapshotFile.read(at: url.appendingPathComponent(name).path, io: io)
+        #expect(file.header.formatVersion == LogFormat.columnarSnapshotVersion)
+        // Rewritten with its last byte cut, so that only the contents are wrong.
+        try SnapshotFile.write(
+            Array(file.payload.dropLast()), version: file.version, schemaFingerprint: file.header.schemaFingerprint,
+            directory: url.path, io: io)
+        let error = #expect(throws: ShoalError.self) { _ = try Realm(configuration: config) }
+        #expect(error?.code == .corruptSnapshot)
+        #expect(error?.context["path"]?.hasSuffix(name) == true)
+        #expect(error?.context["offset"] == String(file.payload.count - 1), "\(String(describing: error))")
+    }
+
     @Test("files left half-written by a crash (*.tmp: a snapshot or a segment being created) are ignored and deleted on open (matrix cases 10b, 10c)")
     func leftoverTemporaryFiles() throws {
         let url = temporaryDatabaseURL()

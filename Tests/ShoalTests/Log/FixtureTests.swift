@@ -79,6 +79,29 @@ import Testing
         #expect(error?.code == .schemaMismatch)
     }
 
+    @Test("a version 1 snapshot (the migration fixture's) loads; compacting it writes a current-version snapshot that reopens to the same state")
+    func snapshotUpgrade() throws {
+        var config = fileConfiguration(temporaryDatabaseURL("migration"), types: [PetV2.self])
+        let url = try #require(config.fileURL)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Self.fixtures("v1").appendingPathComponent("migration.shoal"), to: url)
+        config.schemaVersion = 2
+        func snapshotFormatVersions() throws -> [UInt16] {
+            try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".snap") }
+                .map { try SnapshotFile.read(at: url.appendingPathComponent($0).path, io: PosixFileIO()).header.formatVersion }
+        }
+        #expect(try snapshotFormatVersions() == [1])
+        let before: Snapshot = try {
+            let realm = try Realm(configuration: config)
+            try realm.compact()
+            return realm.instance.coordinator.latest
+        }()
+        #expect(try snapshotFormatVersions() == [LogFormat.columnarSnapshotVersion])
+        let realm = try Realm(configuration: config)
+        #expect(realm.instance.coordinator.latest.hasSameContents(as: before))
+        #expect(realm.objects(PetV2.self).map(\.name) == ["Rex", "Kit", "Pip"])
+    }
+
     @Test("the schema-change fixture replays its schema records and opens with the later schema", arguments: versions)
     func schemaChange(version: String) throws {
         let realm = try Self.openCopy("schema-change", version, types: [Person.self, Dog.self])

@@ -90,6 +90,31 @@ import Testing
         #expect(io.contents(of: Self.path) == damaged)
     }
 
+    @Test("an LZ4 chunk whose checksum verifies but whose block does not decode is reported at the chunk")
+    func undecodableChunk() throws {
+        let io = FaultyFileIO()
+        var bytes = try #require(io.contents(of: try Self.write(io: io)))
+        let chunks = Self.chunkOffsets(bytes)
+        let chunk = chunks[2]  // compressed
+        let stored = Int(bytes.loadLittleEndian(UInt32.self, at: chunk + 4))
+        #expect(stored < Int(bytes.loadLittleEndian(UInt32.self, at: chunk)))
+        // A literal run longer than the block, then the checksums made right.
+        bytes[chunk + SnapshotFile.chunkHeaderSize] = 0xF0
+        bytes[chunk + SnapshotFile.chunkHeaderSize + 1] = 0xFF
+        let checksum = Checksum.xxh3(
+            Array(bytes[chunk..<(chunk + 8)]) + Array(bytes[(chunk + SnapshotFile.chunkHeaderSize)..<(chunk + SnapshotFile.chunkHeaderSize + stored)]),
+            range: 0..<(8 + stored), seed: F.salt)
+        bytes.storeLittleEndian(checksum, at: chunk + 8)
+        var trailerHasher = Checksum.Hasher(seed: F.salt)
+        for offset in chunks { withUnsafeBytes(of: bytes.loadLittleEndian(UInt64.self, at: offset + 8).littleEndian) { trailerHasher.update($0) } }
+        bytes.storeLittleEndian(trailerHasher.finalize(), at: bytes.count - SnapshotFile.trailerSize + 8)
+        io.setContents(of: Self.path, bytes)
+        let error = #expect(throws: ShoalError.self) { try SnapshotFile.read(at: Self.path, io: io) }
+        #expect(error?.code == .corruptSnapshot)
+        #expect(error?.context["offset"] == String(chunk), "\(error?.message ?? "")")
+        #expect(error?.message.contains("does not decode") == true, "\(error?.message ?? "")")
+    }
+
     @Test("a damaged snapshot header is refused like a log header")
     func corruptHeader() throws {
         let io = FaultyFileIO()
