@@ -144,10 +144,6 @@ extension Snapshot {
             for (target, backlink) in links { addBacklink(target, backlink) }
             return
         }
-        for (target, _) in links {
-            let isLive = isAlive(target.table, target.key)
-            precondition(isLive, "link to \(target), which is not a live object")
-        }
         func precedes(_ a: Int, _ b: Int) -> Bool {
             let (x, y) = (links[a].target, links[b].target)
             return (x.table.rawValue, x.key.rawValue, a) < (y.table.rawValue, y.key.rawValue, b)
@@ -160,6 +156,11 @@ extension Snapshot {
         var groups: [Range<Int>] = []
         var start = 0
         for i in 1...order.count where i == order.count || links[order[i]].target != links[order[start]].target {
+            // (Checked once per target, outside `precondition`, whose
+            // autoclosure would copy the table.)
+            let target = links[order[start]].target
+            let isLive = isAlive(target.table, target.key)
+            precondition(isLive, "link to \(target), which is not a live object")
             groups.append(start..<i)
             start = i
         }

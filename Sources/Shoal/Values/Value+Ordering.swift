@@ -10,7 +10,9 @@ extension Value: Hashable {
         case (.null, .null): return true
         case (.bool(let a), .bool(let b)): return a == b
         case (.int(let a), .int(let b)): return a == b
-        case (.string(let a), .string(let b)): return compareStrings(a, b) == .orderedSame
+        case (.string(let a), .string(let b)):
+            // The byte counts first (O(1)): most unequal strings differ there.
+            return a.utf8.count == b.utf8.count && compareStrings(a, b) == .orderedSame
         case (.data(let a), .data(let b)): return a == b
         case (.date(let a), .date(let b)): return a == b
         case (.objectId(let a), .objectId(let b)): return a == b
