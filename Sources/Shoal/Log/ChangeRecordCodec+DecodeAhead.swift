@@ -12,7 +12,8 @@ extension ChangeRecordCodec {
     /// (a bulk insert) overlaps applying it.
     ///
     /// `op` and `run` are called on the calling thread; returning `false`
-    /// stops the decoder (at its next change) and the walk. A decoding
+    /// stops the walk at once, and the decoder when it next hands over a
+    /// batch (every run, or every ``DecodedChannel/batchSize`` ops). A decoding
     /// failure is thrown after every change decoded before it was handed
     /// over, as the direct walk would throw it.
     static func forEachChangeDecodedAhead(

@@ -14,7 +14,7 @@ extension ChangeRecordCodec {
     /// damaged count cannot make it allocate columns the payload cannot
     /// fill (an all-null column takes no bytes). As long as
     /// ``BatchApplier/maximumRun``, so a run's columns stay in cache.
-    static let maximumRun = 4096
+    static let maximumRun = BatchApplier.maximumRun
 
     /// How a column of a run is stored (the byte before it).
     enum ColumnKind: UInt8 {

@@ -30,7 +30,13 @@ extension SnapshotCodec {
             let t = try r.index(below: classCount, "table")
             let className = schema.objectSchema[t].className
             guard !complete[t] else { throw DecodingFailure(offset: tableOffset, reason: "table \(className) appears twice") }
+            let slotOffset = r.offset
             let slotCount = try r.int("slot count")
+            // Deleted slots take no bytes but do take memory when loaded:
+            // a count no database could have reached is damage.
+            guard slotCount <= SnapshotCodec.maximumSlots else {
+                throw DecodingFailure(offset: slotOffset, reason: "\(slotCount) slots of \(className), over the most a table holds (\(SnapshotCodec.maximumSlots))")
+            }
             let liveOffset = r.offset
             let liveCount = try r.int("live count")
             guard liveCount <= slotCount else {

@@ -2,8 +2,8 @@ import OrderedCollections
 
 // The payload of a snapshot file, format version 2 (columnar form): the whole
 // state at one version, object keys included, so that the log continues
-// after it. Versions 1 and 2 wrote the row form (SnapshotCodec+Rows.swift),
-// still read. FORMAT.md has the prose.
+// after it. Version 1 wrote the row form (SnapshotCodec+Rows.swift), still
+// read. FORMAT.md has the prose.
 //
 //   snapshot    := version:varint schemaVersion:varint schema
 //                  table{classCount} collections{classCount} backlinks{classCount}
@@ -33,6 +33,11 @@ import OrderedCollections
 /// ``BatchApplier``, the path of log replay: each run is checked and
 /// appended a column at a time with ``BatchApplier/apply(_:)-(InsertColumns)``.
 enum SnapshotCodec {
+    /// The most slots (live and deleted objects) a loaded table may have:
+    /// 2^32, far beyond what fits in memory, so that a damaged count is
+    /// refused before it is allocated for.
+    static let maximumSlots = 1 << 32
+
     /// Writes `snapshot` in the columnar form of format version 2.
     static func encode(_ snapshot: Snapshot) -> [UInt8] {
         var w = ByteWriter(capacity: 1 << 16)

@@ -1,4 +1,4 @@
-// Snapshot file grammar, format versions 1-3 (all integers little-endian; FORMAT.md has the prose;
+// Snapshot file grammar, format versions 1 and 2 (all integers little-endian; FORMAT.md has the prose;
 // the payload is SnapshotCodec.swift's):
 //
 //   snapshot  := fileHeader(64, magic "SHOALSNP", baseVersion = V) chunk* trailer

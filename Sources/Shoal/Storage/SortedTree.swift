@@ -187,7 +187,7 @@ struct SortedTree<Key: SortedTreeKey, Payload>: Sequence {
         return removed
     }
 
-    /// Adds `sorted` (strictly ascending keys): the bulk path of a batch.
+    /// Adds `sorted` (ascending keys): the bulk path of a batch.
     /// A batch at least an eighth the size of the tree is merged with it and
     /// the tree built anew in O(n); a smaller one is inserted entry by entry.
     ///
@@ -201,7 +201,9 @@ struct SortedTree<Key: SortedTreeKey, Payload>: Sequence {
             for entry in sorted where !insert(entry.key, entry.payload) && clash == nil { clash = entry }
             return clash
         }
-        if let last, Key.compare(last.key, sorted.first!.key) == .orderedAscending {
+        if let last, Key.compare(last.key, sorted.first!.key) == .orderedAscending,
+            !zip(sorted, sorted.dropFirst()).contains(where: { Key.compare($0.key, $1.key) != .orderedAscending })
+        {
             // Appending (ascending primary keys, new object keys): no merge.
             var merged = ContiguousArray<Element>()
             merged.reserveCapacity(count + sorted.count)
@@ -219,7 +221,14 @@ struct SortedTree<Key: SortedTreeKey, Payload>: Sequence {
                 merged.append(e)
                 next = existing.next()
             }
+            // An entry equal to one present, or to the one before it in the
+            // batch (which must not happen, but must not make a tree with
+            // two equal keys either), is a clash and is skipped.
             if let e = next, Key.compare(e.key, entry.key) == .orderedSame {
+                if clash == nil { clash = entry }
+                continue
+            }
+            if let previous = merged.last, Key.compare(previous.key, entry.key) != .orderedAscending {
                 if clash == nil { clash = entry }
                 continue
             }

@@ -196,6 +196,9 @@ extension Table {
     /// Removes object `key` from the bucket of `value` in a secondary index,
     /// and the bucket with it once empty.
     static func remove(_ key: ObjectKey, at value: Value, from index: inout SecondaryIndex) {
+        // (A value never indexed, as in a batch whose inserts wait for their
+        // entries, must not make and drop an empty bucket.)
+        guard index.contains(value) else { return }
         let emptied = index.modify(value, default: KeySet()) { bucket in
             bucket.remove(key)
             return bucket.isEmpty
@@ -334,7 +337,7 @@ struct IndexBuild: Sendable {
 /// that reads or changes them.
 final class BackgroundIndexing: Sendable {
     private let className: String
-    private let builds: [Locked<(build: IndexBuild, problem: String?)>]
+    private let builds: [Locked<(build: IndexBuild?, problem: String?)>]
     private let queues: [DispatchQueue]
     private let group = DispatchGroup()
 
@@ -349,7 +352,7 @@ final class BackgroundIndexing: Sendable {
     func add(_ input: IndexInput) {
         for (queue, box) in zip(queues, builds) {
             queue.async(group: group) {
-                box.withLock { $0.build.add(input) }
+                box.withLock { $0.build!.add(input) }
             }
         }
     }
@@ -362,11 +365,18 @@ final class BackgroundIndexing: Sendable {
     func finish() -> (builds: [IndexBuild], problem: String?) {
         for (queue, box) in zip(queues, builds) {
             queue.async(group: group) { [className] in
-                box.withLock { state in state.problem = state.build.complete(className: className) }
+                box.withLock { state in state.problem = state.build!.complete(className: className) }
             }
         }
         group.wait()
-        let states = builds.map { $0.withLock { $0 } }
+        // Taken out, so that the table holds the only reference and its next
+        // change does not copy the path.
+        let states = builds.map { box in
+            box.withLock { state in
+                defer { state.build = nil }
+                return (build: state.build!, problem: state.problem)
+            }
+        }
         return (states.map(\.build), states.lazy.compactMap(\.problem).first)
     }
 }

@@ -31,9 +31,9 @@ extension Value: Hashable {
         case .null: hasher.combine(0)
         case .bool(let v): hasher.combine(v)
         case .int(let v): hasher.combine(Double(v))
-        case .float(let v): hasher.combine(Double(v))
-        case .double(let v): hasher.combine(v)
-        case .decimal(let v): hasher.combine(v.doubleValue)
+        case .float(let v): hasher.combine(Self.hashable(Double(v)))
+        case .double(let v): hasher.combine(Self.hashable(v))
+        case .decimal(let v): hasher.combine(Self.hashable(v.doubleValue))
         case .string(let v):
             // The bytes, consistent with `==` (`String`'s own hash normalises).
             var v = v
@@ -45,6 +45,10 @@ extension Value: Hashable {
         case .link(let v): hasher.combine(v)
         }
     }
+
+    /// `d`, with every NaN made the same: `==` holds between any two NaNs,
+    /// whose bits (sign, payload) differ and so do `Double`'s own hashes.
+    private static func hashable(_ d: Double) -> Double { d.isNaN ? .nan : d }
 
     /// Orders two values with Realm's rules: nulls first, numbers across
     /// kinds by value, strings by Unicode scalar order, unrelated kinds by rank.

@@ -3,7 +3,7 @@ import ShoalTestSupport
 import Testing
 @testable import Shoal
 
-/// The columnar snapshot form (format version 3): its bytes field by field,
+/// The columnar snapshot form (format version 2): its bytes field by field,
 /// its round trips, and its damage reports.
 @Suite struct SnapshotColumnarTests {
     /// A small state: Ann (key 0), a deleted person (key 1), Bob (key 2);
@@ -177,6 +177,7 @@ import Testing
         arguments: [
             ("Dog.liveCount", 1, "Dog.liveCount", "hold 2 objects, but its live count is 1"),
             ("Person.liveCount", 4, "Person.liveCount", "4 live Person objects in 3 slots"),
+            ("Person.slotCount", 1 << 40, "Person.slotCount", "over the most a table holds"),
             ("Dog.table", -1, "Dog.table", "appears twice"),
             ("Person.table", 7, "Person.table", "table 7 out of range"),
             ("Person.run1.skip", 2, "Person.run1.skip", "past the table's 3 slots"),

@@ -20,3 +20,32 @@ import Testing
         #expect(Array(lower.utf8).lexicographicallyPrecedes(Array(higher.utf8)))
     }
 }
+
+@Suite struct ValueNaNHashTests {
+    @Test("every NaN hashes alike, as == holds between any two, so grouping by hash (a batch's index build) keeps them together")
+    func nanHashes() {
+        let computed = [0.0, -0.0].map { $0 / 0.0 }  // run-time NaNs, whichever sign the CPU gives them
+        let nans: [Value] = [.double(.nan), .double(-Double.nan), .double(Double(bitPattern: 0x7FF8_0000_DEAD_BEEF)), .float(.nan), .double(computed[0])]
+        for a in nans {
+            for b in nans {
+                #expect(a == b)
+                #expect(a.hashValue == b.hashValue, "\(a) and \(b)")
+            }
+        }
+        let grouped = Dictionary(grouping: nans, by: { $0 })
+        #expect(grouped.count == 1)
+    }
+
+    @Test("a batch of index entries holding NaNs of different bits makes one bucket, as a live commit does")
+    func nanBucket() {
+        var index = SecondaryIndex()
+        let keys = (0..<10).map { ObjectKey(Int64($0)) }
+        var groups: [Value: [ObjectKey]] = [:]
+        for (i, key) in keys.enumerated() { groups[.double(i % 2 == 0 ? .nan : -Double.nan), default: []].append(key) }
+        #expect(groups.count == 1)
+        // Even a batch that names one value twice never makes two equal keys.
+        let clash = index.merge([(key: Value.double(.nan), payload: KeySet(sortedKeys: keys[..<5])), (key: .double(-Double.nan), payload: KeySet(sortedKeys: keys[5...]))])
+        #expect(clash != nil)
+        #expect(index.count == 1 && index.invariantViolation() == nil)
+    }
+}
