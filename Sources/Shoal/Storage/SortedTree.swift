@@ -146,7 +146,18 @@ struct SortedTree<Key: SortedTreeKey, Payload>: Sequence {
     /// - Returns: whether it was added.
     @discardableResult
     mutating func insert(_ key: Key, _ payload: Payload) -> Bool {
-        modify(key, default: payload) { _ in }.new
+        guard root != nil else {
+            root = Node(entries: [(key, payload)])
+            count = 1
+            return true
+        }
+        // No body: an `inout` access to a payload of no size (a key set's
+        // `Void`) has the address just past its entry, which the thread
+        // sanitizer takes for an access to whatever is allocated there.
+        let (split, new) = Self.modify(key, in: &root!, atRightEdge: true, default: { payload }, calling: false) { _ in }
+        if let split { root = Node(separators: [split.separator], children: [root!, split.right]) }
+        if new { count += 1 }
+        return new
     }
 
     /// Calls `body` with the payload of the entry whose key equals `key`,
@@ -163,13 +174,13 @@ struct SortedTree<Key: SortedTreeKey, Payload>: Sequence {
             count = 1
             return (result, true)
         }
-        var outcome: (result: R, new: Bool)?
-        let split = Self.modify(key, in: &root!, atRightEdge: true, default: `default`) { payload, new in
-            outcome = (body(&payload), new)
+        var result: R?
+        let (split, new) = Self.modify(key, in: &root!, atRightEdge: true, default: `default`, calling: true) { payload in
+            result = body(&payload)
         }
         if let split { root = Node(separators: [split.separator], children: [root!, split.right]) }
-        if outcome!.new { count += 1 }
-        return outcome!
+        if new { count += 1 }
+        return (result!, new)
     }
 
     /// Removes the entry whose key equals `key`, if any.
@@ -326,26 +337,33 @@ extension SortedTree {
         return low
     }
 
+    /// Finds or adds the entry of `key` below `node` and, if `calling`,
+    /// calls `body` with its payload.
+    ///
+    /// - Returns: the split of `node`, if it overflowed, and whether the
+    ///   entry is new.
     private static func modify(
-        _ key: Key, in node: inout Node, atRightEdge: Bool, default: () -> Payload, _ body: (inout Payload, Bool) -> Void
-    ) -> Split? {
+        _ key: Key, in node: inout Node, atRightEdge: Bool, default: () -> Payload, calling: Bool, _ body: (inout Payload) -> Void
+    ) -> (split: Split?, new: Bool) {
         if !isKnownUniquelyReferenced(&node) { node = node.copy() }
+        var new = true
         if node.isLeaf {
             let i = position(node.entries, key)
             if i < node.entries.count && Key.compare(node.entries[i].key, key) == .orderedSame {
-                body(&node.entries[i].payload, false)
-                return nil
+                if calling { body(&node.entries[i].payload) }
+                return (nil, false)
             }
             // Room for the entry that overfills the leaf just before its
             // split, so that it does not double the array (the left half
             // would keep the doubled capacity).
             if node.entries.count == maxCount { node.entries.reserveCapacity(maxCount + 1) }
             node.entries.insert((key, `default`()), at: i)
-            body(&node.entries[i].payload, true)
+            if calling { body(&node.entries[i].payload) }
         } else {
             let c = childIndex(node.separators, key)
-            let childSplit = modify(key, in: &node.children[c], atRightEdge: atRightEdge && c == node.children.count - 1, default: `default`, body)
-            guard let childSplit else { return nil }
+            let (childSplit, childNew) = modify(key, in: &node.children[c], atRightEdge: atRightEdge && c == node.children.count - 1, default: `default`, calling: calling, body)
+            new = childNew
+            guard let childSplit else { return (nil, new) }
             if node.children.count == maxCount {
                 node.separators.reserveCapacity(maxCount)
                 node.children.reserveCapacity(maxCount + 1)
@@ -353,12 +371,12 @@ extension SortedTree {
             node.separators.insert(childSplit.separator, at: c)
             node.children.insert(childSplit.right, at: c + 1)
         }
-        guard node.entryCount > maxCount else { return nil }
+        guard node.entryCount > maxCount else { return (nil, new) }
         // Keys arriving in ascending order (the usual primary keys, object
         // keys in a bucket) all land on the right edge: splitting there keeps
         // the left node nearly full, where an even split would leave every
         // node half empty.
-        return split(node, at: atRightEdge ? node.entryCount - 2 : node.entryCount / 2)
+        return (split(node, at: atRightEdge ? node.entryCount - 2 : node.entryCount / 2), new)
     }
 
     /// Cuts `node` after its first `m` entries (leaf) or children (branch),
