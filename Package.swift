@@ -78,7 +78,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ShoalTests",
-            dependencies: ["Shoal", "ShoalTestSupport", "ShoalCrashWorker"],
+            dependencies: [
+                "Shoal", "ShoalTestSupport", "ShoalCrashWorker",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

@@ -72,21 +72,21 @@ extension RealmInstance {
         // into the insert at the first value that needs an add: that add
         // may link to the same targets, and their backlinks must stay in the
         // order the sets after the insert would make them.
-        var ready: [Int: Value] = [:]
-        for i in stored where isDeferred(i) && schema.properties[i].collection == .none {
+        let links = stored.filter { isDeferred($0) && schema.properties[$0].collection == .none }
+        var ready = 0  // the first `ready` of `links` are in `values`
+        for i in links {
             let value: Value? = if let box = boxes[i] { box.storedValueWithoutAdding(self) } else { .null }
             guard let value else { break }
-            ready[i] = value
+            values[i] = value
+            ready += 1
         }
-        var inserted = values
-        for (i, value) in ready { inserted[i] = value }
-        let (key, isNew) = upsert(tx, table, values: inserted, given: Set(stored.filter { !isDeferred($0) }), update: update)
+        let (key, isNew) = upsert(tx, table, values: values, given: Set(stored.filter { !isDeferred($0) }), update: update)
         object.ref = ObjectRef(realm: self, table: table, key: key, generation: generation)
         do {
-            for i in stored where isDeferred(i) && schema.properties[i].collection == .none {
-                if let value = ready[i] {
+            for (n, i) in links.enumerated() {
+                if n < ready {
                     // An upsert that found an object sets it like any other.
-                    if !isNew { try tx.set(table, key, i, value) }
+                    if !isNew { try tx.set(table, key, i, values[i]) }
                 } else {
                     try tx.set(table, key, i, storedValue(i))
                 }

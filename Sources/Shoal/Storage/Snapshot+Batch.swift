@@ -122,9 +122,7 @@ struct BatchApplier {
         guard t.index < snapshot.tables.count else { return "table \(t) does not exist" }
         applyRun()
         var className: String { snapshot.schema.objectSchema[t.index].className }
-        let (nextKey, columnCount) = snapshot.withTable(t) { ($0.pointee.nextKey, $0.pointee.scalars.count) }
-        guard inserts.firstKey == nextKey else { return "insert of \(className) \(inserts.firstKey), but the next key is \(nextKey)" }
-        guard inserts.columns.count == columnCount else { return "insert of \(className) with \(inserts.columns.count) values" }
+        if let problem = snapshot.insertProblem(t, at: inserts.firstKey, valueCount: inserts.columns.count) { return problem }
         guard inserts.count > 0 else { return nil }
         var linkColumns: [Int] = []
         for (p, column) in inserts.columns.enumerated() {

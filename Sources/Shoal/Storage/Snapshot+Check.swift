@@ -8,6 +8,19 @@ struct PendingInserts {
 }
 
 extension Snapshot {
+    /// Why inserts into `t` from key `k`, with `valueCount` values each,
+    /// cannot be applied: `k` must be the next key (after `pending`
+    /// objects of `t`), and there must be one value per stored property.
+    /// The checks single inserts and insert runs share.
+    func insertProblem(_ t: TableKey, at k: ObjectKey, valueCount: Int, pending: PendingInserts? = nil) -> String? {
+        // The fast path of replay: no copies of the table or its schema.
+        let (tableNextKey, columnCount) = withTable(t) { ($0.pointee.nextKey, $0.pointee.scalars.count) }
+        let nextKey = pending?.table == t ? ObjectKey(pending!.keys.upperBound) : tableNextKey
+        guard k == nextKey else { return "insert of \(schema[t].className) \(k), but the next key is \(nextKey)" }
+        guard valueCount == columnCount else { return "insert of \(schema[t].className) with \(valueCount) values" }
+        return nil
+    }
+
     /// Why `op` cannot be applied to this snapshot, or `nil` when it can.
     ///
     /// A write transaction only makes ops that apply; replay runs this check
@@ -29,11 +42,7 @@ extension Snapshot {
             return nil
         }
         if case .insert(_, _, let values) = op {
-            // The fast path of replay: no copies of the table or its schema.
-            let (tableNextKey, columnCount) = withTable(t) { ($0.pointee.nextKey, $0.pointee.scalars.count) }
-            let nextKey = pending?.table == t ? ObjectKey(pending!.keys.upperBound) : tableNextKey
-            guard k == nextKey else { return "insert of \(schema[t].className) \(k), but the next key is \(nextKey)" }
-            guard values.count == columnCount else { return "insert of \(schema[t].className) with \(values.count) values" }
+            if let problem = insertProblem(t, at: k, valueCount: values.count, pending: pending) { return problem }
             if checkingPrimaryKey, let pk = schema.objectSchema[t.index].primaryKeyIndex, object(t, primaryKey: values[pk]) != nil {
                 return "insert of \(schema[t].className) with duplicate primary key \(values[pk])"
             }
