@@ -131,17 +131,32 @@ struct ByteReader {
 
     /// A length-prefixed string that must be valid UTF-8.
     ///
-    /// Decoded with `String(decoding:as:)`, whose contiguous-UTF-8 path is
+    /// Read straight from the payload's buffer (a slice would retain and
+    /// release the array per string, which showed in replay profiles), and
+    /// decoded with `String(decoding:as:)`, whose contiguous-UTF-8 path is
     /// specialised (the generic `String(validating:as:)` looks up metadata
-    /// at run time, which showed in replay profiles); a repair of invalid
-    /// input changes the bytes, so comparing them back is the validation.
+    /// at run time). ASCII needs no further check; otherwise a repair of
+    /// invalid input changes the bytes, so comparing them back is the
+    /// validation.
     mutating func string() throws(DecodingFailure) -> String {
         let start = offset
-        let slice = try raw()
-        let valid: String? = slice.withUnsafeBufferPointer { input in
+        let n = try varint()
+        guard n <= UInt64(bytes.count - offset) else {
+            throw DecodingFailure(offset: start, reason: "length \(n) runs past the end of the payload")
+        }
+        let from = offset
+        offset += Int(n)
+        let valid: String? = bytes.withUnsafeBufferPointer { all in
+            let input = UnsafeBufferPointer(rebasing: all[from..<from + Int(n)])
+            var ascii = true
+            for b in input where b >= 0x80 {
+                ascii = false
+                break
+            }
             var s = String(decoding: input, as: UTF8.self)
+            if ascii { return s }
             let same = s.withUTF8 { output in
-                output.count == input.count && (input.isEmpty || memcmp(output.baseAddress!, input.baseAddress!, input.count) == 0)
+                output.count == input.count && memcmp(output.baseAddress!, input.baseAddress!, input.count) == 0
             }
             return same ? s : nil
         }
