@@ -35,8 +35,22 @@ public protocol Engine {
     /// snapshot before closing (SQLite checkpoints on close in any case).
     static func populate(_ data: Dataset, path: String, compact: Bool) throws
 
-    /// W6: opens the store at `path` and runs one query (count of one breed).
-    static func reopenAndCount(path: String, breed: String) throws -> Int
+    /// W6: opens the store at `path` and runs one query (count of one breed);
+    /// the store is closed after the clock stops.
+    static func reopenAndCount(path: String, breed: String) throws -> Reopened
+}
+
+/// W6: one reopen's result and the time from starting to open to holding it.
+/// Closing the store (for Shoal, freeing the objects) comes after, and is
+/// timed by the caller as the whole call minus this.
+public struct Reopened: Sendable {
+    public let count: Int
+    public let firstResultNs: UInt64
+
+    public init(count: Int, since start: UInt64) {
+        self.count = count
+        firstResultNs = Measure.now() - start
+    }
 }
 
 /// W2: single-object write transactions against one open store.

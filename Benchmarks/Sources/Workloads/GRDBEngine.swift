@@ -132,10 +132,11 @@ public enum GRDBEngine: Engine {
         try queue.close()
     }
 
-    public static func reopenAndCount(path: String, breed: String) throws -> Int {
+    public static func reopenAndCount(path: String, breed: String) throws -> Reopened {
+        let start = Measure.now()
         let queue = try open(.durable, path: path)
         defer { try? queue.close() }
-        return try queue.read { db in try DogRecord.filter(Column("breed") == breed).fetchCount(db) }
+        return Reopened(count: try queue.read { db in try DogRecord.filter(Column("breed") == breed).fetchCount(db) }, since: start)
     }
 }
 

@@ -1,5 +1,5 @@
 import Foundation
-public import Shoal
+@_spi(Benchmarks) public import Shoal
 
 /// The model of `shared/WORKLOADS.md` in Shoal.
 public final class Dog: Object {
@@ -86,10 +86,11 @@ public enum ShoalEngine: Engine {
         }
     }
 
-    public static func reopenAndCount(path: String, breed: String) throws -> Int {
+    public static func reopenAndCount(path: String, breed: String) throws -> Reopened {
         try scoped {
+            let start = Measure.now()
             let realm = try Realm(configuration: configuration(.durable, path: path))
-            return realm.objects(Dog.self).where { $0.breed == breed }.count
+            return Reopened(count: realm.objects(Dog.self).where { $0.breed == breed }.count, since: start)
         }
     }
 }
@@ -199,5 +200,12 @@ extension ShoalEngine {
             let realm = try Realm(configuration: configuration(.durable, path: path))
             try realm.compact()
         }
+    }
+
+    /// W6's floor: reads, verifies and LZ4-decompresses what opening `path`
+    /// reads (the newest snapshot and the log after it), decoding nothing.
+    /// - Returns: the bytes of decompressed payload.
+    public static func decompressOnly(path: String) throws -> Int64 {
+        try DecompressionFloor.run(databasePath: path).payloadBytes
     }
 }
