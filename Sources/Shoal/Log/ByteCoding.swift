@@ -56,6 +56,13 @@ struct ByteReader {
 
     var isAtEnd: Bool { offset == bytes.count }
 
+    /// Continues at `newOffset`, where another reader of the same bytes
+    /// stopped.
+    mutating func move(to newOffset: Int) {
+        precondition(newOffset >= 0 && newOffset <= bytes.count, "offset \(newOffset) outside the \(bytes.count) bytes")
+        offset = newOffset
+    }
+
     func fail(_ reason: String) -> DecodingFailure { DecodingFailure(offset: offset, reason: reason) }
 
     mutating func byte() throws(DecodingFailure) -> UInt8 {

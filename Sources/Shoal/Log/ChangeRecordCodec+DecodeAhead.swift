@@ -13,29 +13,69 @@ extension ChangeRecordCodec {
     ///
     /// `op` and `run` are called on the calling thread; returning `false`
     /// stops the walk at once, and the decoder when it next hands over a
-    /// batch (every run, or every ``DecodedChannel/batchSize`` ops). A decoding
+    /// batch (every run, or every ``DecodeAhead/batchSize`` ops). A decoding
     /// failure is thrown after every change decoded before it was handed
     /// over, as the direct walk would throw it.
     static func forEachChangeDecodedAhead(
         in bytes: [UInt8], schema: Schema, op body: (ChangeOp) -> Bool, run: (InsertColumns) -> Bool
     ) throws(DecodingFailure) {
-        let channel = DecodedChannel(capacity: 4)
+        try DecodeAhead<DecodedChange>.run { emit throws(DecodingFailure) in
+            try forEachChange(in: bytes, schema: schema) { op in
+                emit(.op(op), false)
+            } run: { run in
+                emit(.run(run), true)
+            }
+        } consume: { change in
+            switch change {
+            case .op(let op): body(op)
+            case .run(let columns): run(columns)
+            }
+        }
+    }
+}
+
+/// One change handed from the decoding thread to the applying one.
+private enum DecodedChange: Sendable {
+    case op(ChangeOp)
+    case run(InsertColumns)
+}
+
+/// Runs a decoder on another thread, a few batches ahead of the calling
+/// thread, which consumes what it decodes in order: decoding a large
+/// payload (a bulk insert, a snapshot) then overlaps applying it.
+enum DecodeAhead<Item: Sendable> {
+    /// Items sent together unless the decoder asks for a flush.
+    static var batchSize: Int { 1_024 }
+
+    /// Calls `produce` on another thread and `consume` on this one with
+    /// every item `produce` emits, in order.
+    ///
+    /// `produce` emits an item with `emit(item, flush)`: `flush` hands the
+    /// batch over at once (for items that are large already, such as an
+    /// insert run); otherwise items go over ``batchSize`` at a time. `emit`
+    /// returns `false` once the consumer has stopped, and the producer should
+    /// then return. `consume` returns `false` to stop. A failure thrown by
+    /// `produce` is thrown here after every item emitted before it was
+    /// consumed, as decoding on this thread would throw it; not once the
+    /// consumer has stopped.
+    static func run(
+        produce: @escaping @Sendable (_ emit: (Item, Bool) -> Bool) throws(DecodingFailure) -> Void,
+        consume: (Item) -> Bool
+    ) throws(DecodingFailure) {
+        let channel = DecodedChannel<Item>(capacity: 4)
         let decoded = DispatchGroup()
         DispatchQueue.global().async(group: decoded) {
-            var pending: [DecodedChannel.Change] = []
+            var pending: [Item] = []
             func flush() -> Bool {
                 guard !pending.isEmpty else { return !channel.isStopped }
-                let accepted = channel.send(.changes(pending))
+                let accepted = channel.send(.items(pending))
                 pending = []
                 return accepted
             }
             do throws(DecodingFailure) {
-                try forEachChange(in: bytes, schema: schema) { op in
-                    pending.append(.op(op))
-                    return pending.count < DecodedChannel.batchSize || flush()
-                } run: { run in
-                    pending.append(.run(run))
-                    return flush()
+                try produce { item, now in
+                    pending.append(item)
+                    return !now && pending.count < batchSize || flush()
                 }
                 _ = flush()
                 _ = channel.send(.end)
@@ -50,18 +90,12 @@ extension ChangeRecordCodec {
         var stopped = false
         while true {
             switch channel.receive() {
-            case .changes(let changes):
+            case .items(let items):
                 guard !stopped else { continue }
-                changes: for change in changes {
-                    let goOn = switch change {
-                    case .op(let op): body(op)
-                    case .run(let columns): run(columns)
-                    }
-                    if !goOn {
-                        stopped = true
-                        channel.stop()
-                        break changes
-                    }
+                for item in items where !consume(item) {
+                    stopped = true
+                    channel.stop()
+                    break
                 }
             case .failure(let failure):
                 if stopped { return }
@@ -73,23 +107,14 @@ extension ChangeRecordCodec {
     }
 }
 
-/// A bounded queue of decoded changes from the decoding thread to the
+/// A bounded queue of decoded items from the decoding thread to the
 /// applying one.
-private final class DecodedChannel: Sendable {
-    enum Change: Sendable {
-        case op(ChangeOp)
-        case run(InsertColumns)
-    }
-
+private final class DecodedChannel<Item: Sendable>: Sendable {
     enum Message: Sendable {
-        case changes([Change])
+        case items([Item])
         case failure(DecodingFailure)
         case end
     }
-
-    /// Single ops sent together (runs go one at a time: each is up to
-    /// ``BatchApplier/maximumRun`` objects already).
-    static let batchSize = 1_024
 
     private let state = Locked((messages: [Message](), head: 0, stopped: false))
     private let filled = DispatchSemaphore(value: 0)

@@ -13,7 +13,7 @@ extension SnapshotCodec {
     /// the same links, and their stored order (the order the links were
     /// made) wins. Objects whose backlinks are not stored keep the order
     /// loading made, which is theirs (``SnapshotCodec/loadOrder(_:of:schema:position:)``).
-    static func decodeColumnar(_ bytes: [UInt8]) throws(DecodingFailure) -> Snapshot {
+    static func decodeColumnar(_ bytes: [UInt8], decodeAheadFrom threshold: Int) throws(DecodingFailure) -> Snapshot {
         var r = ByteReader(bytes)
         let version = try r.varint()
         let schemaVersion = try r.varint()
@@ -22,9 +22,75 @@ extension SnapshotCodec {
         var batch = BatchApplier(Snapshot(schema: schema, version: 0, schemaVersion: schemaVersion))
         /// Links set after the tables, with the offsets of their runs.
         var deferred: [(offset: Int, op: ChangeOp)] = []
+        var afterTables = r.offset
+        var failure: DecodingFailure?
+        let apply = { (event: TableEvent) -> Bool in
+            switch event {
+            case .run(let offset, let skip, let run, let later):
+                for op in later { deferred.append((offset, op)) }
+                batch.appendDeadSlots(run.table, count: skip)
+                if let problem = batch.apply(run) {
+                    failure = DecodingFailure(offset: offset, reason: problem)
+                    return false
+                }
+            case .tableEnd(let t, let deadSlots):
+                batch.appendDeadSlots(t, count: deadSlots)
+            case .end(let offset):
+                afterTables = offset
+            }
+            return true
+        }
+        // A large snapshot is decoded on another thread while this one
+        // applies, as replay does a large record.
+        if bytes.count >= threshold {
+            let start = r
+            try DecodeAhead<TableEvent>.run { emit throws(DecodingFailure) in
+                var r = start
+                try decodeTables(&r, schema: schema) { event in emit(event, event.isLarge) }
+            } consume: { apply($0) }
+        } else {
+            try decodeTables(&r, schema: schema, emit: apply)
+        }
+        if let failure { throw failure }
+        r.move(to: afterTables)
+        for (offset, op) in deferred {
+            if let problem = batch.apply(op) { throw DecodingFailure(offset: offset, reason: problem) }
+        }
+        for t in 0..<classCount { try decodeCollections(&r, table: t, into: &batch) }
+        if let problem = batch.finish() { throw r.fail(problem) }
+        var snapshot = batch.snapshot
+        for t in 0..<classCount { try decodeBacklinks(&r, table: t, into: &snapshot) }
+        guard r.isAtEnd else { throw r.fail("\(bytes.count - r.offset) bytes left after the backlinks") }
+        snapshot.version = version
+        return snapshot
+    }
+
+    /// What reading the tables of a columnar snapshot hands to the thread
+    /// that applies them.
+    private enum TableEvent: Sendable {
+        /// A run of objects after `skip` deleted slots, with the links
+        /// taken out of it to set once every table is in.
+        case run(offset: Int, skip: Int, InsertColumns, later: [ChangeOp])
+        /// The deleted slots after a table's last run.
+        case tableEnd(TableKey, deadSlots: Int)
+        /// Where the tables end.
+        case end(offset: Int)
+
+        /// Whether it should be handed over without waiting for a batch.
+        var isLarge: Bool {
+            if case .run = self { true } else { false }
+        }
+    }
+
+    /// Reads the tables of a columnar snapshot, checking every count and
+    /// every run's columns, and hands each run to `emit` in order; stops
+    /// when `emit` returns `false`.
+    private static func decodeTables(
+        _ r: inout ByteReader, schema: Schema, emit: (TableEvent) -> Bool
+    ) throws(DecodingFailure) {
+        let classCount = schema.objectSchema.count
         /// Tables whose objects are all in.
         var complete = [Bool](repeating: false, count: classCount)
-
         for _ in 0..<classCount {
             let tableOffset = r.offset
             let t = try r.index(below: classCount, "table")
@@ -60,9 +126,9 @@ extension SnapshotCodec {
                 var run = InsertColumns(
                     table: TableKey(t), firstKey: ObjectKey(Int64(end + skip)), count: count,
                     columns: try ChangeRecordCodec.decodeColumns(&r, count: count, schema: schema, table: t))
-                deferLinksAhead(&run, schema: schema, complete: complete) { deferred.append((runOffset, $0)) }
-                batch.appendDeadSlots(TableKey(t), count: skip)
-                if let problem = batch.apply(run) { throw DecodingFailure(offset: runOffset, reason: problem) }
+                var later: [ChangeOp] = []
+                deferLinksAhead(&run, schema: schema, complete: complete) { later.append($0) }
+                guard emit(.run(offset: runOffset, skip: skip, run, later: later)) else { return }
                 end += skip + count
                 loaded += count
             }
@@ -70,19 +136,10 @@ extension SnapshotCodec {
                 throw DecodingFailure(
                     offset: liveOffset, reason: "the runs of \(className) hold \(loaded) objects, but its live count is \(liveCount)")
             }
-            batch.appendDeadSlots(TableKey(t), count: slotCount - end)
+            guard emit(.tableEnd(TableKey(t), deadSlots: slotCount - end)) else { return }
             complete[t] = true
         }
-        for (offset, op) in deferred {
-            if let problem = batch.apply(op) { throw DecodingFailure(offset: offset, reason: problem) }
-        }
-        for t in 0..<classCount { try decodeCollections(&r, table: t, into: &batch) }
-        if let problem = batch.finish() { throw r.fail(problem) }
-        var snapshot = batch.snapshot
-        for t in 0..<classCount { try decodeBacklinks(&r, table: t, into: &snapshot) }
-        guard r.isAtEnd else { throw r.fail("\(bytes.count - r.offset) bytes left after the backlinks") }
-        snapshot.version = version
-        return snapshot
+        _ = emit(.end(offset: r.offset))
     }
 
     /// Takes out of `run` the links whose targets are not in yet, handing

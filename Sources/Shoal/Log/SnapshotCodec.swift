@@ -60,8 +60,12 @@ enum SnapshotCodec {
     ///   wrong: a malformed or truncated field, a value that does not fit
     ///   its property, a link to an object that is not live, two objects
     ///   with one primary key, stored backlinks that the links do not make.
-    static func decode(_ bytes: [UInt8], formatVersion: UInt16) throws(DecodingFailure) -> Snapshot {
-        formatVersion >= LogFormat.columnarSnapshotVersion ? try decodeColumnar(bytes) : try decodeRows(bytes)
+    ///   A columnar payload of `decodeAheadFrom` bytes or more is decoded on
+    ///   another thread while this one applies it; the outcome is the same.
+    static func decode(
+        _ bytes: [UInt8], formatVersion: UInt16, decodeAheadFrom threshold: Int = ChangeRecordCodec.decodeAheadThreshold
+    ) throws(DecodingFailure) -> Snapshot {
+        formatVersion >= LogFormat.columnarSnapshotVersion ? try decodeColumnar(bytes, decodeAheadFrom: threshold) : try decodeRows(bytes)
     }
 
     /// The order in which the writer puts the tables: each after the tables

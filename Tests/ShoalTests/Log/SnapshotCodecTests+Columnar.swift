@@ -109,8 +109,10 @@ import Testing
         #expect(restored.invariantViolation() == nil)
     }
 
-    @Test("random states (deleted slots, every property type, links both ways, collections, backlink order) load identically", arguments: 1...12)
-    func randomStates(seed: UInt64) throws {
+    @Test(
+        "random states (deleted slots, every property type, links both ways, collections, backlink order) load identically, decoded here or ahead",
+        arguments: 1...12, [false, true])
+    func randomStates(seed: UInt64, ahead: Bool) throws {
         let (realm, _) = try ChangeRecordCodecTests.recordedWorkload(seed: seed, rounds: 150)
         var snapshot = realm.instance.coordinator.latest
         // Backlinks in an order that re-linking in table order would not make.
@@ -125,7 +127,8 @@ import Testing
         }
         #expect(reversed > 0)
         #expect(snapshot.tables.contains { $0.alive.count > $0.count })
-        let restored = try SnapshotCodec.decode(SnapshotCodec.encode(snapshot), formatVersion: LogFormat.version)
+        let restored = try SnapshotCodec.decode(
+            SnapshotCodec.encode(snapshot), formatVersion: LogFormat.version, decodeAheadFrom: ahead ? 0 : .max)
         #expect(restored.hasSameContents(as: snapshot))
         #expect(restored.invariantViolation() == nil)
     }
@@ -161,19 +164,19 @@ import Testing
         #expect(restored.hasSameContents(as: snapshot) && restored.tables[0].nextKey == ObjectKey(50_000))
     }
 
-    @Test("a snapshot cut at any byte fails to decode with an offset inside what is left; nothing crashes")
-    func cutAtEveryByte() throws {
+    @Test("a snapshot cut at any byte fails to decode with an offset inside what is left, decoded here or ahead; nothing crashes", arguments: [false, true])
+    func cutAtEveryByte(ahead: Bool) throws {
         let bytes = SnapshotCodec.encode(try Self.smallState())
         for length in 0..<bytes.count {
             let error = #expect(throws: DecodingFailure.self, "cut at \(length)") {
-                _ = try SnapshotCodec.decode(Array(bytes.prefix(length)), formatVersion: LogFormat.version)
+                _ = try SnapshotCodec.decode(Array(bytes.prefix(length)), formatVersion: LogFormat.version, decodeAheadFrom: ahead ? 0 : .max)
             }
             #expect(error.map { $0.offset <= length } == true, "cut at \(length): \(String(describing: error))")
         }
     }
 
     @Test(
-        "a damaged field is reported with the offset of the field or of its run and what was wrong",
+        "a damaged field is reported with the offset of the field or of its run and what was wrong, decoded here or ahead",
         arguments: [
             ("Dog.liveCount", 1, "Dog.liveCount", "hold 2 objects, but its live count is 1"),
             ("Person.liveCount", 4, "Person.liveCount", "4 live Person objects in 3 slots"),
@@ -195,8 +198,9 @@ import Testing
             ("Person.backlinks.groupCount0", 0, "Person.backlinks.groupCount0", "no backlinks"),
             ("Person.backlinks.key0", 5, "Person.backlinks.gap0", "do not match its links"),
             ("Person.backlinks.count0", 1, "Person.backlinks.gap0", "do not match its links"),
-        ] as [(String, Int, String, String)])
-    func damagedField(field: String, value: Int, at expected: String, reason: String) throws {
+        ] as [(String, Int, String, String)], [false, true])
+    func damagedField(_ damage: (field: String, value: Int, at: String, reason: String), ahead: Bool) throws {
+        let (field, value, expected, reason) = damage
         let snapshot = try Self.smallState()
         let (bytes, fields) = Self.smallPayload(snapshot)
         let offset = try #require(fields[field])
@@ -207,7 +211,7 @@ import Testing
             field.hasSuffix(".kind") ? Array(bytes[..<offset]) + [UInt8(value)] + Array(bytes[(offset + 1)...])
             : Self.replacingVarint(bytes, at: offset, with: replacement)
         let error = #expect(throws: DecodingFailure.self) {
-            _ = try SnapshotCodec.decode(damaged, formatVersion: LogFormat.version)
+            _ = try SnapshotCodec.decode(damaged, formatVersion: LogFormat.version, decodeAheadFrom: ahead ? 0 : .max)
         }
         #expect(error?.reason.contains(reason) == true, "\(String(describing: error))")
         #expect(error?.offset == fields[expected], "\(String(describing: error))")
