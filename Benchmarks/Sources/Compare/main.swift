@@ -172,8 +172,13 @@ if let name = options.profile {
         if options.store == nil || !FileManager.default.fileExists(atPath: path) {
             try engine.populate(data, path: path, compact: name == "W6.reopen-compacted")
         }
-        body = { _ = try engine.reopenAndCount(path: path, breed: "Pug") }
-        if options.store == nil { cleanup = { Disk.remove(path) } }
+        var firstResults: [UInt64] = []
+        body = { firstResults.append(try engine.reopenAndCount(path: path, breed: "Pug").firstResultNs) }
+        cleanup = {
+            let ms = firstResults.sorted().map { fmt(micros($0) / 1000) }
+            log("to first result: median \(ms[ms.count / 2]) ms, min \(ms.first!), max \(ms.last!)")
+            if options.store == nil { Disk.remove(path) }
+        }
     default:
         fatalError("unknown workload \(name)")
     }

@@ -155,13 +155,8 @@ struct ByteReader {
         offset += Int(n)
         let valid: String? = bytes.withUnsafeBufferPointer { all in
             let input = UnsafeBufferPointer(rebasing: all[from..<from + Int(n)])
-            var ascii = true
-            for b in input where b >= 0x80 {
-                ascii = false
-                break
-            }
             var s = String(decoding: input, as: UTF8.self)
-            if ascii { return s }
+            if Self.isASCII(input) { return s }
             let same = s.withUTF8 { output in
                 output.count == input.count && memcmp(output.baseAddress!, input.baseAddress!, input.count) == 0
             }
@@ -169,5 +164,23 @@ struct ByteReader {
         }
         guard let valid else { throw DecodingFailure(offset: start, reason: "string is not valid UTF-8") }
         return valid
+    }
+
+    /// Whether every byte is below 0x80, checked eight bytes at a time.
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        let high: UInt64 = 0x8080_8080_8080_8080
+        var i = 0
+        var seen: UInt64 = 0
+        while i + 8 <= bytes.count {
+            seen |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < bytes.count {
+            seen |= UInt64(bytes[i])
+            i += 1
+        }
+        return seen & high == 0
     }
 }

@@ -124,7 +124,7 @@ extension ChangeRecordCodec {
     /// runs of a snapshot share it.
     static func decodeColumns(
         _ r: inout ByteReader, count: Int, schema: Schema, table: Int
-    ) throws(DecodingFailure) -> [ContiguousArray<Value>] {
+    ) throws(DecodingFailure) -> [RunColumn] {
         let shapes = schema.shapes[table]
         let stored = shapes.count
         let columnsOffset = r.offset
@@ -133,7 +133,7 @@ extension ChangeRecordCodec {
             throw DecodingFailure(offset: columnsOffset,
                 reason: "insert run into \(schema.objectSchema[table].className) has \(columnCount) columns for \(stored) stored properties")
         }
-        var columns: [ContiguousArray<Value>] = []
+        var columns: [RunColumn] = []
         columns.reserveCapacity(stored)
         for p in 0..<stored {
             columns.append(try decodeColumn(&r, count: count, shape: shapes[p], schema: schema, table: table, property: p))
@@ -146,7 +146,7 @@ extension ChangeRecordCodec {
     /// by one.
     private static func decodeColumn(
         _ r: inout ByteReader, count: Int, shape: PropertyShape, schema: Schema, table: Int, property: Int
-    ) throws(DecodingFailure) -> ContiguousArray<Value> {
+    ) throws(DecodingFailure) -> RunColumn {
         func describe() -> String {
             let p = schema.objectSchema[table].properties[property]
             return "'\(schema.objectSchema[table].className).\(p.name)' (\(p.typeName))"
@@ -166,33 +166,41 @@ extension ChangeRecordCodec {
         guard let kind = ColumnKind(rawValue: kindByte) else {
             throw DecodingFailure(offset: kindOffset, reason: "insert run: unknown column kind \(kindByte) for \(describe())")
         }
-        var column = ContiguousArray<Value>()
+        var column = RunColumn()
+        /// Fills the column a piece at a time, each value from `next`.
+        func fill(_ next: (inout ByteReader) throws(DecodingFailure) -> Value) throws(DecodingFailure) {
+            var done = 0
+            while done < count {
+                let n = Swift.min(RunColumn.leafWidth, count - done)
+                var leaf = ContiguousArray<Value>()
+                leaf.reserveCapacity(n)
+                for _ in 0..<n { leaf.append(try next(&r)) }
+                column.append(leaf: leaf)
+                done += n
+            }
+        }
         switch kind {
         case .null:
             try check(.null, at: kindOffset)
-            column = ContiguousArray(repeating: .null, count: count)
+            column = RunColumn(repeating: .null, count: count)
         case .tagged:
-            column.reserveCapacity(count)
-            for _ in 0..<count {
+            try fill { r throws(DecodingFailure) in
                 let offset = r.offset
                 let v = try decodeValue(&r, schema)
                 try check(v, at: offset)
-                column.append(v)
+                return v
             }
         case .int:
             try check(.int(0), at: kindOffset)
-            column.reserveCapacity(count)
-            for _ in 0..<count { column.append(.int(try r.signed())) }
+            try fill { r throws(DecodingFailure) in .int(try r.signed()) }
         case .string:
             try check(.string(""), at: kindOffset)
-            column.reserveCapacity(count)
-            for _ in 0..<count { column.append(.string(try r.string())) }
+            try fill { r throws(DecodingFailure) in .string(try r.string()) }
         case .link:
             let target = TableKey(try r.index(below: schema.objectSchema.count, "link table"))
             try check(.link(Link(table: target, key: ObjectKey(0))), at: kindOffset)
-            column.reserveCapacity(count)
             var nullChecked = false
-            for _ in 0..<count {
+            try fill { r throws(DecodingFailure) in
                 let offset = r.offset
                 let ref = try r.varint()
                 if ref == 0 {
@@ -200,11 +208,10 @@ extension ChangeRecordCodec {
                         try check(.null, at: offset)
                         nullChecked = true
                     }
-                    column.append(.null)
-                } else {
-                    guard ref - 1 < UInt64(Int64.max) else { throw DecodingFailure(offset: offset, reason: "insert run: link key out of range") }
-                    column.append(.link(Link(table: target, key: ObjectKey(Int64(ref - 1)))))
+                    return .null
                 }
+                guard ref - 1 < UInt64(Int64.max) else { throw DecodingFailure(offset: offset, reason: "insert run: link key out of range") }
+                return .link(Link(table: target, key: ObjectKey(Int64(ref - 1))))
             }
         }
         return column

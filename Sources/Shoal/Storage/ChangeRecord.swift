@@ -91,7 +91,7 @@ struct InsertColumns: Sendable, Equatable {
     var count: Int
     /// One column per stored property, each of `count` values: object
     /// `i`'s value of property `p` is `columns[p][i]`.
-    var columns: [ContiguousArray<Value>]
+    var columns: [RunColumn]
 
     /// The inserts this stands for, in key order.
     var ops: [ChangeOp] {

@@ -138,6 +138,22 @@ struct PersistentVector<Element>: RandomAccessCollection {
         }
     }
 
+    /// Appends pieces of at most ``width`` elements (a run's column): at a
+    /// leaf boundary a piece becomes the tail as it is, and the trie's next
+    /// leaf when the next piece comes, without copying an element; a piece
+    /// that does not start at a boundary is copied.
+    mutating func append(leaves: [ContiguousArray<Element>]) {
+        for leaf in leaves where !leaf.isEmpty {
+            guard count & Self.mask == 0, leaf.count <= Self.width else {
+                append(contentsOf: leaf)
+                continue
+            }
+            if tail.count == Self.width { pushTail() }
+            tail = leaf
+            count += leaf.count
+        }
+    }
+
     /// Moves the full tail into the trie as its last leaf.
     private mutating func pushTail() {
         let inTrie = tailOffset
@@ -250,7 +266,11 @@ final class VectorNode<Element> {
     init(elements: ContiguousArray<Element>) {
         self.children = []
         self.elements = elements
-        self.elements.reserveCapacity(PersistentVector<Element>.width)
+        // (Not when it has room: the check would copy a buffer shared
+        // with the run it came from.)
+        if self.elements.capacity < PersistentVector<Element>.width {
+            self.elements.reserveCapacity(PersistentVector<Element>.width)
+        }
     }
 
     init(children: ContiguousArray<VectorNode<Element>>) {

@@ -126,11 +126,11 @@ extension Snapshot {
     /// of the run gets key `nextKey + i` and the values `columns[p][i]`,
     /// and `links` are the backlinks its links make, in the order to make
     /// them. The bulk path of ``BatchApplier``, which has checked the run.
-    mutating func appendObjects(_ t: TableKey, columns: [ContiguousArray<Value>], links: [(target: Link, backlink: Backlink)]) {
+    mutating func appendObjects(_ t: TableKey, columns: [RunColumn], links: [(target: Link, backlink: Backlink)]) {
         let ti = t.index
         let columnCount = withTable(t) { $0.pointee.scalars.count }
         precondition(columns.count == columnCount, "insert into \(schema.objectSchema[ti].className) with \(columns.count) columns for \(columnCount) properties")
-        for p in columns.indices { tables[ti].scalars[p].append(contentsOf: columns[p]) }
+        for p in columns.indices { tables[ti].scalars[p].append(leaves: columns[p].leaves) }
         tables[ti].appendSlots(columns.first?.count ?? 0, alive: true)
         addBacklinks(links)
     }

@@ -31,7 +31,7 @@ struct BatchApplier {
     /// has key `pending.keys.lowerBound + i` and values `columns[p][i]`.
     private struct InsertRun {
         var pending: PendingInserts
-        var columns: [ContiguousArray<Value>]
+        var columns: [RunColumn]
         /// The backlinks the run's links make, in op order.
         var links: [(target: Link, backlink: Backlink)] = []
     }
@@ -62,8 +62,7 @@ struct BatchApplier {
             if let problem = snapshot.problem(applying: op, checkingPrimaryKey: false, pending: run?.pending) { return problem }
             if run == nil {
                 deferIndexing(t.index, from: k.slot)
-                var columns = [ContiguousArray<Value>](repeating: [], count: values.count)
-                for p in columns.indices { columns[p].reserveCapacity(Self.maximumRun) }
+                let columns = [RunColumn](repeating: [], count: values.count)
                 run = InsertRun(pending: PendingInserts(table: t, keys: k.rawValue..<k.rawValue), columns: columns)
             }
             for (p, v) in values.enumerated() {

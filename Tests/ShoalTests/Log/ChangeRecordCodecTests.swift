@@ -113,6 +113,19 @@ import Testing
 }
 
 @Suite struct ByteCodingTests {
+    @Test("the ASCII check finds a high bit at any position of any length, in the word loop and in the tail")
+    func asciiCheck() {
+        for length in 0...40 {
+            let plain = [UInt8](repeating: 0x7F, count: length)
+            #expect(plain.withUnsafeBufferPointer(ByteReader.isASCII), "\(length)")
+            for position in 0..<length {
+                var bytes = plain
+                bytes[position] = 0x80
+                #expect(!bytes.withUnsafeBufferPointer(ByteReader.isASCII), "\(length) at \(position)")
+            }
+        }
+    }
+
     @Test("strings round-trip byte for byte; invalid UTF-8 is refused with its offset, never repaired")
     func strings() throws {
         for text in ["", "Rex", "Ünïcødé 🐕‍🦺", String(repeating: "long string ", count: 40), "e\u{301}"] {

@@ -116,10 +116,10 @@ import Testing
         let next = try #require(os.indexByName["next"])
         /// A run of `count` chains from `first`, ids from `id`, `next` from `links`.
         func run(first: Int64 = 0, count: Int = 3, id: Int64 = 0, links: (Int) -> Value = { _ in .null }) -> InsertColumns {
-            var columns = [ContiguousArray<Value>](repeating: ContiguousArray(repeating: .null, count: count), count: os.storedCount)
-            columns[pk] = ContiguousArray((0..<count).map { .int(id + Int64($0)) })
-            columns[os.indexByName["label"]!] = ContiguousArray(repeating: .string("x"), count: count)
-            columns[next] = ContiguousArray((0..<count).map(links))
+            var columns = [RunColumn](repeating: RunColumn(repeating: .null, count: count), count: os.storedCount)
+            columns[pk] = RunColumn((0..<count).map { .int(id + Int64($0)) })
+            columns[os.indexByName["label"]!] = RunColumn(repeating: .string("x"), count: count)
+            columns[next] = RunColumn((0..<count).map(links))
             return InsertColumns(table: chains, firstKey: ObjectKey(first), count: count, columns: columns)
         }
         func link(_ k: Int) -> Value { .link(Link(table: chains, key: ObjectKey(Int64(k)))) }

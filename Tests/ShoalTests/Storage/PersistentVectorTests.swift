@@ -79,6 +79,34 @@ import Testing
         #expect(vector.count == start + added + 1 && vector[start + added] == -1)
     }
 
+    @Test("a run column's pieces become leaves at a leaf boundary and are copied elsewhere; the vector and the run never see each other's later writes",
+        arguments: [0, 1, 63, 64, 65, 200], [1, 63, 64, 65, 128, 129, 4097])
+    func appendLeaves(start: Int, added: Int) {
+        var vector = PersistentVector((0..<start).map { Value.int(Int64($0)) })
+        let copy = vector
+        var run = RunColumn((start..<start + added).map { Value.int(Int64($0)) })
+        #expect(run.leaves.allSatisfy { $0.count <= PersistentVector<Value>.width } && run.leaves.count == (added + 63) / 64)
+        vector.append(leaves: run.leaves)
+        let expected = (0..<start + added).map { Value.int(Int64($0)) }
+        #expect(Array(vector) == expected)
+        #expect(Array(copy) == Array(expected.prefix(start)))
+        var chunked: [Value] = []
+        vector.forEachChunk { base, chunk in
+            #expect(base == chunked.count && (chunk.count == 64 || base + chunk.count == vector.count))
+            chunked += chunk
+        }
+        #expect(chunked == expected)
+        // Writes on either side, in the trie, in the tail and after it.
+        run[0] = .string("run")
+        run[added - 1] = .string("run")
+        #expect(vector[start] == .int(Int64(start)) && vector[start + added - 1] == .int(Int64(start + added - 1)))
+        vector[start] = .string("vector")
+        vector[vector.count - 1] = .string("vector")
+        vector.append(.null)
+        #expect(run[0] == .string("run") && run[added - 1] == .string("run") && run.count == added)
+        #expect(vector.count == start + added + 1 && vector[start] == .string("vector") && vector[start + added] == .null)
+    }
+
     @Test("modifying many ascending positions at once matches modifying them one by one, in order, and leaves copies alone")
     func modifyAscending() {
         var rng = SeededRandom(seed: 31)
