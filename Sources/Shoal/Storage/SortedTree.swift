@@ -73,10 +73,9 @@ struct SortedTree<Key: SortedTreeKey, Payload>: Sequence {
     init(sorted: some Collection<Element>) {
         count = sorted.count
         guard count > 0 else { return }
-        let entries = ContiguousArray(sorted)
-        var level: [(node: Node, least: Key)] = Self.spread(entries.count).map { range in
-            (Node(entries: ContiguousArray(entries[range])), entries[range.lowerBound].key)
-        }
+        // Leaves are cut straight from contiguous entries (an array, as
+        // index builds and merges pass), others are gathered first.
+        var level = sorted.withContiguousStorageIfAvailable { buffer in Self.leaves(buffer) } ?? Self.leaves(ContiguousArray(sorted))
         while level.count > 1 {
             level = Self.spread(level.count).map { range in
                 let group = level[range]
@@ -86,6 +85,14 @@ struct SortedTree<Key: SortedTreeKey, Payload>: Sequence {
         }
         root = level[0].node
         _checkInvariants()
+    }
+
+    /// Leaves holding `entries` in order, with their least keys.
+    private static func leaves(_ entries: some RandomAccessCollection<Element>) -> [(node: Node, least: Key)] {
+        spread(entries.count).map { range in
+            let slice = entries[entries.index(entries.startIndex, offsetBy: range.lowerBound)..<entries.index(entries.startIndex, offsetBy: range.upperBound)]
+            return (Node(entries: ContiguousArray(slice)), slice.first!.key)
+        }
     }
 
     /// `0..<count` cut into the fewest runs of at most ``maxCount``, of even sizes.
@@ -211,6 +218,12 @@ struct SortedTree<Key: SortedTreeKey, Payload>: Sequence {
         guard sorted.count >= count / 8 else {
             for entry in sorted where !insert(entry.key, entry.payload) && clash == nil { clash = entry }
             return clash
+        }
+        if isEmpty, !zip(sorted, sorted.dropFirst()).contains(where: { Key.compare($0.key, $1.key) != .orderedAscending }) {
+            // A first build (a replayed bulk insert, a loaded snapshot):
+            // nothing to merge with.
+            self = SortedTree(sorted: sorted)
+            return nil
         }
         if let last, Key.compare(last.key, sorted.first!.key) == .orderedAscending,
             !zip(sorted, sorted.dropFirst()).contains(where: { Key.compare($0.key, $1.key) != .orderedAscending })

@@ -141,6 +141,25 @@ import Testing
         #expect(tree.count == model.count)
     }
 
+    @Test("a first merge into an empty tree builds it from the batch, contiguous or not; a batch with equal neighbours keeps the first and names the second",
+        arguments: [1, 64, 65, 10_000])
+    func mergeIntoEmpty(count: Int) {
+        let batch = (0..<count).map { (key: Value.int(Int64($0 * 2)), payload: $0) }
+        var fromArray = SortedTree<Value, Int>()
+        #expect(fromArray.merge(batch) == nil)
+        var fromLazy = SortedTree<Value, Int>()
+        #expect(fromLazy.merge((0..<count).lazy.map { (key: Value.int(Int64($0 * 2)), payload: $0) }) == nil)
+        for tree in [fromArray, fromLazy] {
+            #expect(tree.invariantViolation() == nil && tree.count == count)
+            #expect(tree.map(\.payload) == Array(0..<count))
+        }
+        var clashing = SortedTree<Value, Int>()
+        let duplicated = batch + [(key: Value.int(Int64(count * 2 - 2)), payload: -1)]
+        let clash = clashing.merge(duplicated)
+        #expect(clash?.payload == -1)
+        #expect(clashing.invariantViolation() == nil && clashing.map(\.payload) == Array(0..<count))
+    }
+
     @Test("a batch of keys above every key is appended, and its tree is valid and complete")
     func mergeAppends() {
         var tree = SortedTree<ObjectKey, Void>(sortedKeys: (0..<5_000).map { ObjectKey(Int64($0)) })
