@@ -13,6 +13,8 @@ import Workloads
 struct Options {
     var dogs = 100_000
     var commits = 10_000
+    /// W6: single-dog commits after the bulk insert, for the stores with a history.
+    var historyCommits = 100_000
     var lookups = 100_000
     var queries = 20
     var rounds = 3
@@ -38,6 +40,7 @@ struct Options {
             switch flag {
             case "--dogs": dogs = int()
             case "--commits": commits = int()
+            case "--history-commits": historyCommits = int()
             case "--lookups": lookups = int()
             case "--queries": queries = int()
             case "--rounds": rounds = int()
@@ -49,8 +52,8 @@ struct Options {
             case "--only": only = Set((it.next() ?? "").split(separator: ",").map { String($0).uppercased() })
             case "-h", "--help":
                 print("""
-                    usage: compare [--dogs N] [--commits M] [--lookups L] [--queries Q] [--rounds R] [--reopen-dogs N] [--only W1,W2,W3,W6,W9,W10]
-                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|W3.pk-range|W6.reopen[-compacted]|... [--engine Shoal|GRDB] [--seconds S] [--store PATH]
+                    usage: compare [--dogs N] [--commits M] [--lookups L] [--queries Q] [--rounds R] [--reopen-dogs N] [--history-commits H] [--only W1,W2,W3,W6,W9,W10]
+                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|W3.pk-range|W6.reopen[-compacted|-history]|... [--engine Shoal|GRDB] [--seconds S] [--store PATH]
                              (one engine's workload in a loop, for perf record; W6 with --store reopens PATH,
                               populating it only if it does not exist)
                     """)
@@ -167,10 +170,14 @@ if let name = options.profile {
             default: _ = try queries.countBreed("Pug")
             }
         }
-    case "W6.reopen", "W6.reopen-compacted":
+    case "W6.reopen", "W6.reopen-compacted", "W6.reopen-history":
         let path = options.store ?? Disk.scratch("profile")
         if options.store == nil || !FileManager.default.fileExists(atPath: path) {
-            try engine.populate(data, path: path, compact: name == "W6.reopen-compacted")
+            if name == "W6.reopen-history" {
+                try engine.populate(data, path: path, thenCommits: options.historyCommits)
+            } else {
+                try engine.populate(data, path: path, compact: name == "W6.reopen-compacted")
+            }
         }
         var firstResults: [UInt64] = []
         body = { firstResults.append(try engine.reopenAndCount(path: path, breed: "Pug").firstResultNs) }
@@ -344,7 +351,8 @@ if options.runs("W6") || options.runs("W10") {
     let shoalLogPath = Disk.scratch("w6-shoal-log")
     let shoalSnapPath = Disk.scratch("w6-shoal-snap")
     let grdbPath = Disk.scratch("w6-grdb")
-    defer { for p in [shoalLogPath, shoalSnapPath, grdbPath] { Disk.remove(p) } }
+    let shoalHistoryPath = Disk.scratch("w6-shoal-history")
+    defer { for p in [shoalLogPath, shoalSnapPath, grdbPath, shoalHistoryPath] { Disk.remove(p) } }
     try ShoalEngine.populate(reopenData, path: shoalLogPath, compact: false)
     try GRDBEngine.populate(reopenData, path: grdbPath, compact: false)
     try ShoalEngine.populate(reopenData, path: shoalSnapPath, compact: false)
@@ -388,6 +396,32 @@ if options.runs("W6") || options.runs("W10") {
             + "compacted \(String(format: "%.1f", snapS / snapFloorS))×")
         log("  W6 Shoal close after the result (freeing \(options.reopenDogs) dogs), not in the times above: "
             + "log \(fmt(seconds(Measure.median(logCloseNs)) * 1000)) ms, compacted \(fmt(seconds(Measure.median(snapCloseNs)) * 1000)) ms")
+
+        // A history of small transactions: the same data, then single-dog
+        // commits. Shoal replays them; SQLite has them in its pages.
+        let tail = options.historyCommits
+        let grdbHistoryPath = Disk.scratch("w6-grdb-history")
+        defer { Disk.remove(grdbHistoryPath) }
+        try ShoalEngine.populate(reopenData, path: shoalHistoryPath, thenCommits: tail)
+        try GRDBEngine.populate(reopenData, path: grdbHistoryPath, thenCommits: tail)
+        let tailBytes = Disk.bytes(shoalHistoryPath) - logBytes
+        var tailNs: [UInt64] = [], tailFloorNs: [UInt64] = [], bulkNs: [UInt64] = [], grdbTailNs: [UInt64] = []
+        for _ in 0..<options.rounds {
+            let a = try ShoalEngine.reopenAndCount(path: shoalHistoryPath, breed: "Pug")
+            let b = try ShoalEngine.reopenAndCount(path: shoalLogPath, breed: "Pug")
+            let c = try GRDBEngine.reopenAndCount(path: grdbHistoryPath, breed: "Pug")
+            precondition(a.count == expected && b.count == expected && c.count == expected, "reopen counts differ")
+            tailNs.append(a.firstResultNs); bulkNs.append(b.firstResultNs); grdbTailNs.append(c.firstResultNs)
+            tailFloorNs.append(try Measure.time { try ShoalEngine.decompressOnly(path: shoalHistoryPath) }.ns)
+        }
+        record("W6.reopen-history", "ms to first result", shoal: micros(Measure.median(tailNs)) / 1000,
+               grdb: micros(Measure.median(grdbTailNs)) / 1000, higherIsBetter: false)
+        let tailS = seconds(Measure.median(tailNs)), bulkS = seconds(Measure.median(bulkNs))
+        let extra = max(tailS - bulkS, 1e-9)
+        let tailFloorS = seconds(Measure.median(tailFloorNs))
+        log("  W6 history of \(tail) single-dog commits after the insert (\(fmt(Double(tailBytes) / 1e6)) MB of log): open \(fmt(tailS * 1000)) ms against "
+            + "\(fmt(bulkS * 1000)) ms without them, so \(fmt(Double(tail) / extra)) records/s, \(fmt(Double(tailBytes) / 1e6 / extra)) MB/s of log; "
+            + "floor \(fmt(tailFloorS * 1000)) ms, open ÷ floor \(String(format: "%.1f", tailS / tailFloorS))×")
     }
 }
 

@@ -40,6 +40,17 @@ public protocol Engine {
     static func reopenAndCount(path: String, breed: String) throws -> Reopened
 }
 
+extension Engine {
+    /// W6 with a history: the data in one transaction, then `commits`
+    /// single-dog transactions (W2's, under the relaxed policy, which writes
+    /// what the durable one writes without waiting for each sync).
+    public static func populate(_ data: Dataset, path: String, thenCommits commits: Int) throws {
+        let committer = try makeCommitter(data, storage: .relaxed, path: path)
+        for i in 0..<commits { try committer.commit(i &* 7919) }
+        try committer.close()
+    }
+}
+
 /// W6: one reopen's result and the time from starting to open to holding it.
 /// Closing the store (for Shoal, freeing the objects) comes after, and is
 /// timed by the caller as the whole call minus this.

@@ -127,7 +127,8 @@ final class DatabaseLog: @unchecked Sendable {
             throw snapshotError
         }
 
-        var state = snapshot ?? Snapshot(schema: Schema([]))
+        // Moved out, so that replay holds the only reference to the state.
+        var state = snapshot.take() ?? Snapshot(schema: Schema([]))
         let snapshotVersion = state.version
         let bases = try listing.segmentsToReplay(afterSnapshot: snapshotVersion)
         // Sizes only, for progress: the segments are read once, by replay.
@@ -246,6 +247,10 @@ final class DatabaseLog: @unchecked Sendable {
     }
 
     /// Applies one replayed record to `state`.
+    ///
+    /// On a throw `state` may be left empty: open fails, and nothing uses it
+    /// again (the recovery tool, which goes on past a bad record, applies
+    /// records to a copy instead: ``RecoveryWalk``).
     private static func apply(_ record: LogRecord, to state: inout Snapshot, path: String) throws(ShoalError) {
         func corrupt(_ reason: String) -> ShoalError {
             ShoalError(.corruptRecord,
@@ -258,7 +263,9 @@ final class DatabaseLog: @unchecked Sendable {
         switch record.type {
         case .transaction:
             // Decoded and applied op by op: a large record is never held as ops.
-            var batch = BatchApplier(state)
+            // The batch takes the state over, so that ops change it in place.
+            let schema = state.schema
+            var batch = BatchApplier(taking: &state)
             var problem: String?
             do {
                 func apply(_ op: ChangeOp) -> Bool {
@@ -272,9 +279,9 @@ final class DatabaseLog: @unchecked Sendable {
                 // A large record (a bulk insert) is decoded on another
                 // thread while this one applies it.
                 if record.payload.count >= ChangeRecordCodec.decodeAheadThreshold {
-                    try ChangeRecordCodec.forEachChangeDecodedAhead(in: record.payload, schema: state.schema, op: apply, run: apply)
+                    try ChangeRecordCodec.forEachChangeDecodedAhead(in: record.payload, schema: schema, op: apply, run: apply)
                 } else {
-                    try ChangeRecordCodec.forEachChange(in: record.payload, schema: state.schema, op: apply, run: apply)
+                    try ChangeRecordCodec.forEachChange(in: record.payload, schema: schema, op: apply, run: apply)
                 }
             } catch {
                 throw corrupt(error.description)
@@ -296,9 +303,7 @@ final class DatabaseLog: @unchecked Sendable {
             state.schemaVersion = schemaVersion
         default:
             // Types with the ignorable bit are skipped by the reader; no-ops carry nothing.
-            var next = state
-            next.version = record.version
-            state = next
+            state.version = record.version
         }
     }
 

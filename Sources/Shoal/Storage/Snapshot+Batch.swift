@@ -49,6 +49,17 @@ struct BatchApplier {
         self.snapshot = snapshot
     }
 
+    /// Takes `state` over, leaving an empty snapshot in its place, for a
+    /// caller that will not use the old state again (replay on open): the
+    /// batch then holds the only reference to every table, column and
+    /// index, and each op changes what it touches in place. With a copy
+    /// kept by the caller, every op would copy the path it touches instead,
+    /// which made replaying small transactions 20 times slower.
+    init(taking state: inout Snapshot) {
+        snapshot = Snapshot.empty
+        swap(&snapshot, &state)
+    }
+
     /// Validates and applies (or queues) one op.
     ///
     /// - Returns: why the op cannot be applied (nothing is applied then, and

@@ -15,6 +15,10 @@ struct Snapshot: Sendable {
     var tables: [Table]
 
     /// An empty database with the given schema at version 0.
+    /// A snapshot of no classes: a placeholder for a state taken over
+    /// (``BatchApplier/init(taking:)``).
+    static let empty = Snapshot(schema: Schema([]))
+
     init(schema: Schema, version: UInt64 = 0, schemaVersion: UInt64 = 0) {
         self.version = version
         self.schema = schema

@@ -56,6 +56,24 @@ import Testing
         #expect(realm.instance.coordinator.latest.invariantViolation() == nil)
     }
 
+    @Test("a batch that takes the state over (replay on open) leaves an empty snapshot behind, gives the live commit's snapshot record by record, and leaves copies alone")
+    func takingTheState() throws {
+        let (_, steps) = try Self.commits(seed: 0x7A4E, rounds: 80)
+        var state = steps[0].base
+        for (round, (base, record)) in steps.enumerated() {
+            let kept = state
+            var batch = BatchApplier(taking: &state)
+            #expect(state.tables.isEmpty && state.schema.objectSchema.isEmpty, "round \(round)")
+            for op in record.ops { #expect(batch.apply(op) == nil, "round \(round)") }
+            #expect(batch.finish() == nil)
+            state = batch.snapshot
+            state.version = base.version + 1
+            #expect(state.hasSameContents(as: base.applying(record)), "round \(round)")
+            #expect(kept.hasSameContents(as: base), "round \(round): a copy of the taken state changed")
+        }
+        #expect(state.invariantViolation() == nil)
+    }
+
     @Test("one batch over every record of a history gives the final snapshot")
     func wholeHistory() throws {
         let (realm, steps) = try Self.commits(seed: 0x5EED, rounds: 150)
