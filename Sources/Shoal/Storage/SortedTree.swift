@@ -330,13 +330,30 @@ extension SortedTree {
     private typealias Split = (separator: Key, right: Node)
 
     /// The first index of `entries` whose key is not below `key`, by binary search.
+    ///
+    /// Reads each key in place: `entries[mid].key` (or the pointee's key)
+    /// copies the whole entry first, and a payload holding a reference (a
+    /// secondary index's bucket) was retained and released at every probe.
     private static func position(_ entries: ContiguousArray<Element>, _ key: Key) -> Int {
-        var low = 0, high = entries.count
-        while low < high {
-            let mid = (low + high) / 2
-            if Key.compare(entries[mid].key, key) == .orderedAscending { low = mid + 1 } else { high = mid }
+        entries.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return 0 }
+            // A tuple's memory is bound to its element types too, the key
+            // at its own offset.
+            let keyOffset = MemoryLayout<Element>.offset(of: \Element.key)!
+            func keyPointer(_ i: Int) -> UnsafePointer<Key> {
+                (UnsafeRawPointer(base + i) + keyOffset).assumingMemoryBound(to: Key.self)
+            }
+            var low = 0, high = buffer.count
+            while low < high {
+                let mid = (low + high) / 2
+                if Key.compare(keyPointer(mid).pointee, key) == .orderedAscending {
+                    low = mid + 1
+                } else {
+                    high = mid
+                }
+            }
+            return low
         }
-        return low
     }
 
     /// The child of a branch with `separators` whose subtree holds `key`'s
