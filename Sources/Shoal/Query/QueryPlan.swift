@@ -100,7 +100,7 @@ struct QueryPlan {
         if snapshot.schema[table].properties[column.index].isPrimary, let index = storage.primaryIndex {
             return (.primaryKey(values), values.count { index[$0] != nil })
         }
-        guard let index = storage.secondaryIndexes[column.index] else { return nil }
+        guard let index = storage.secondaryIndex(column.index) else { return nil }
         return (.index(property: column.index, values: values), values.reduce(0) { $0 + (index[$1]?.count ?? 0) })
     }
 
@@ -116,7 +116,7 @@ struct QueryPlan {
         // A primary key value has one object; a secondary one, its bucket.
         let isPrimary = snapshot.schema[table].properties[property].isPrimary
         let (primary, secondary) = snapshot.withTable(table) {
-            isPrimary ? ($0.pointee.primaryIndex, nil) : (nil, $0.pointee.secondaryIndexes[property])
+            isPrimary ? ($0.pointee.primaryIndex, nil) : (nil, $0.pointee.secondaryIndex(property))
         }
         var candidates = 0
         if let primary {
@@ -184,7 +184,8 @@ struct QueryPlan {
         case .primaryKey(let values):
             keys = Self.inTableOrder(values.compactMap { storage.primaryIndex?[$0] })
         case .index(let property, let values):
-            let buckets = values.compactMap { storage.secondaryIndexes[property]?[$0] }
+            let index = storage.secondaryIndex(property)
+            let buckets = values.compactMap { index?[$0] }
             // A bucket is in table order already.
             keys = buckets.count == 1 ? Array(buckets[0].keys) : Self.inTableOrder(buckets.flatMap(\.keys))
         case .objects(let objects):

@@ -191,7 +191,7 @@ extension Snapshot {
     /// Indexes object `k` under its value `v` of property `p`.
     private mutating func addToIndex(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ v: Value) {
         let ti = t.index
-        let (isPrimary, isSecondary) = withTable(t) { ($0.pointee.primaryIndex != nil, $0.pointee.secondaryIndexes[p] != nil) }
+        let (isPrimary, isSecondary) = withTable(t) { ($0.pointee.primaryIndex != nil, $0.pointee.hasSecondaryIndex(p)) }
         if isPrimary, schema.objectSchema[ti].primaryKeyIndex == p {
             tables[ti].primaryIndex!.updateValue(k, forKey: v)
         } else if isSecondary {
@@ -203,7 +203,7 @@ extension Snapshot {
     /// object holds any more leaves the index.
     private mutating func removeFromIndex(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ v: Value) {
         let ti = t.index
-        let (isPrimary, isSecondary) = withTable(t) { ($0.pointee.primaryIndex != nil, $0.pointee.secondaryIndexes[p] != nil) }
+        let (isPrimary, isSecondary) = withTable(t) { ($0.pointee.primaryIndex != nil, $0.pointee.hasSecondaryIndex(p)) }
         if isPrimary, schema.objectSchema[ti].primaryKeyIndex == p {
             if object(t, primaryKey: v) == k { tables[ti].primaryIndex!.remove(v) }
         } else if isSecondary {

@@ -177,7 +177,7 @@ struct BatchApplier {
     /// without their index entries, unless earlier ones already are.
     private mutating func deferIndexing(_ t: Int, from start: Int) {
         if unindexedFrom[t] == nil, background[t] != nil
-            || snapshot.tables[t].primaryIndex != nil || !snapshot.tables[t].secondaryIndexes.isEmpty
+            || snapshot.tables[t].primaryIndex != nil || snapshot.tables[t].hasSecondaryIndexes
         {
             unindexedFrom[t] = start
         }
@@ -238,10 +238,26 @@ struct BatchApplier {
     ///
     /// - Returns: why the batch cannot be completed (a duplicate primary
     ///   key; the batch must be abandoned), or `nil`.
+    ///
+    /// A table indexed on other threads gets its secondary indexes while
+    /// they are still being built (``PendingIndexes``): the batch's result
+    /// is complete, and reading those indexes waits for them. Only the
+    /// primary keys, which can make the batch fail, are waited for here.
     mutating func finish() -> String? {
         applyRun()
         for t in Set(unindexedFrom.keys).union(background.keys).sorted() {
-            if let problem = indexPending(t) { return problem }
+            if let job = background.removeValue(forKey: t) {
+                if let start = unindexedFrom.removeValue(forKey: t) {
+                    let end = snapshot.tables[t].nextKey.slot
+                    job.add(IndexInput(snapshot.tables[t], slots: start..<end, properties: job.properties))
+                }
+                let (primary, secondary, problem) = job.finishDeferringSecondary()
+                snapshot.tables[t].restoreIndexes(primary)
+                if let secondary { snapshot.tables[t].adoptPendingSecondaryIndexes(secondary) }
+                if let problem { return problem }
+            } else if let problem = indexPending(t) {
+                return problem
+            }
         }
         return nil
     }

@@ -33,7 +33,7 @@ extension Snapshot: InvariantChecking {
                 for (p, property) in schema.properties.enumerated() where property.isStored {
                     let value = table.scalars[p][key.slot]
                     if property.collection == .none {
-                        if property.isPrimary { primary[value] = key } else if table.secondaryIndexes[p] != nil { secondary[p, default: [:]][value, default: []].insert(key) }
+                        if property.isPrimary { primary[value] = key } else if table.hasSecondaryIndex(p) { secondary[p, default: [:]][value, default: []].insert(key) }
                     }
                     var targets: [Value] = [value]
                     targets += collectionElements(table.key, key, p)

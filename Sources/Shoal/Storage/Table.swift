@@ -34,7 +34,26 @@ struct Table: Sendable {
     var primaryIndex: PrimaryIndex?
     /// Property index to (value to objects), in value order, for
     /// `indexed: true` properties.
-    var secondaryIndexes: [Int: SecondaryIndex] = [:]
+    ///
+    /// After a replay or a snapshot load they may still be being built on
+    /// other threads (``PendingIndexes``): reading them waits for that,
+    /// changing them first takes them over. ``secondaryIndex(_:)`` waits
+    /// only when the one index asked for is pending.
+    var secondaryIndexes: [Int: SecondaryIndex] {
+        get { pendingSecondary?.indexes ?? builtSecondary }
+        _modify {
+            resolveSecondaryIndexes()
+            yield &builtSecondary
+        }
+        set {
+            pendingSecondary = nil
+            builtSecondary = newValue
+        }
+    }
+    /// The secondary indexes, when not pending.
+    private var builtSecondary: [Int: SecondaryIndex] = [:]
+    /// The secondary indexes, when being built on other threads.
+    private var pendingSecondary: PendingIndexes?
 
     init(key: TableKey, schema: ObjectSchema) {
         self.key = key
@@ -43,13 +62,48 @@ struct Table: Sendable {
             scalars.append(PersistentVector())
             switch p.collection {
             case .none:
-                if p.isPrimary { primaryIndex = PrimaryIndex() } else if p.isIndexed { secondaryIndexes[i] = SecondaryIndex() }
+                if p.isPrimary { primaryIndex = PrimaryIndex() } else if p.isIndexed { builtSecondary[i] = SecondaryIndex() }
             case .list: lists[i] = PersistentVector()
             case .set: sets[i] = PersistentVector()
             case .map: maps[i] = PersistentVector()
             }
         }
         self.scalars = scalars
+    }
+
+    /// The secondary index of property `property`, if it has one; waits
+    /// only if that index is still being built.
+    func secondaryIndex(_ property: Int) -> SecondaryIndex? {
+        if let pending = pendingSecondary, pending.properties.contains(property) { return pending.indexes[property] }
+        return builtSecondary[property]
+    }
+
+    /// Whether property `property` has a secondary index (without waiting for it).
+    func hasSecondaryIndex(_ property: Int) -> Bool {
+        pendingSecondary?.properties.contains(property) == true || builtSecondary[property] != nil
+    }
+
+    /// Whether any property has a secondary index (without waiting for one).
+    var hasSecondaryIndexes: Bool { pendingSecondary != nil || !builtSecondary.isEmpty }
+
+    /// Whether secondary indexes are still being built on other threads
+    /// (they may have finished: this does not wait).
+    var hasPendingSecondaryIndexes: Bool { pendingSecondary != nil }
+
+    /// Hands the table indexes that are still being built; the table must
+    /// hold no secondary index of its own (they were taken out to be built).
+    mutating func adoptPendingSecondaryIndexes(_ pending: PendingIndexes) {
+        precondition(builtSecondary.isEmpty && pendingSecondary == nil, "pending indexes adopted over built ones")
+        pendingSecondary = pending
+    }
+
+    /// Waits for pending secondary indexes, if any, and keeps them. When no
+    /// other copy of the table shares them, they are moved out, so that
+    /// the next change does not copy the paths it touches.
+    mutating func resolveSecondaryIndexes() {
+        guard var pending = pendingSecondary else { return }
+        pendingSecondary = nil
+        builtSecondary = isKnownUniquelyReferenced(&pending) ? pending.take() : pending.indexes
     }
 
     /// The next key an insert must use.
@@ -131,7 +185,7 @@ extension Table {
     /// - Returns: a description of the first duplicate primary key, or `nil`
     ///   (the indexes are then incomplete, and the table must be discarded).
     mutating func indexSlots(from start: Int, schema: ObjectSchema) -> String? {
-        guard start < alive.count, primaryIndex != nil || !secondaryIndexes.isEmpty else { return nil }
+        guard start < alive.count, primaryIndex != nil || hasSecondaryIndexes else { return nil }
         var builds = takeIndexes(schema: schema)
         var problem: String?
         let input = IndexInput(self, slots: start..<alive.count, properties: builds.map(\.property))
@@ -265,6 +319,12 @@ struct IndexBuild: Sendable {
         self.property = property
     }
 
+    /// Whether this is a primary key's index.
+    var isPrimary: Bool {
+        if case .primary = index { return true }
+        return false
+    }
+
     /// Whether every gathered entry is merged into the tree.
     var isComplete: Bool { entries.isEmpty && groups.isEmpty }
 
@@ -278,8 +338,51 @@ struct IndexBuild: Sendable {
                 entries.append((value, key))
             }
         case .secondary:
-            for (key, value) in zip(input.keys, values) { groups[value, default: []].append(key) }
+            if let runs = Self.groupSmallIntegers(input.keys, values) {
+                for (value, keys) in runs { groups[.int(value), default: []].append(contentsOf: keys) }
+            } else {
+                for (key, value) in zip(input.keys, values) { groups[value, default: []].append(key) }
+            }
         }
+    }
+
+    /// `keys` grouped by their integer `values`, by a counting sort, when
+    /// every value is an integer and they span a small range (an age, a
+    /// status, a year): each group in ascending value order, its keys in
+    /// their order in `keys`. `nil` otherwise, for grouping by hashing.
+    ///
+    /// Hashing each `Value` into a dictionary was about half of an index
+    /// thread's time when loading a million objects with one such index;
+    /// this touches each value twice and hashes once per distinct value.
+    static func groupSmallIntegers(_ keys: [ObjectKey], _ values: ContiguousArray<Value>) -> [(value: Int64, keys: ArraySlice<ObjectKey>)]? {
+        guard !values.isEmpty, keys.count == values.count else { return nil }
+        var integers: [Int64] = []
+        integers.reserveCapacity(values.count)
+        var low = Int64.max, high = Int64.min
+        for value in values {
+            guard case .int(let n) = value else { return nil }
+            integers.append(n)
+            low = min(low, n)
+            high = max(high, n)
+        }
+        // The range's width, checked without overflow.
+        let (span, overflow) = high.subtractingReportingOverflow(low)
+        guard !overflow, span < Int64(max(4096, values.count)) else { return nil }
+        var starts = [Int](repeating: 0, count: Int(span) + 2)
+        for n in integers { starts[Int(n - low) + 1] += 1 }
+        for i in 1..<starts.count { starts[i] += starts[i - 1] }
+        var next = starts
+        var sorted = [ObjectKey](repeating: ObjectKey(0), count: keys.count)
+        for (key, n) in zip(keys, integers) {
+            let bucket = Int(n - low)
+            sorted[next[bucket]] = key
+            next[bucket] += 1
+        }
+        var runs: [(value: Int64, keys: ArraySlice<ObjectKey>)] = []
+        for bucket in 0...Int(span) where starts[bucket] < starts[bucket + 1] {
+            runs.append((low + Int64(bucket), sorted[starts[bucket]..<starts[bucket + 1]]))
+        }
+        return runs
     }
 
     /// Merges the gathered entries into the tree.
@@ -340,10 +443,14 @@ final class BackgroundIndexing: Sendable {
     private let builds: [Locked<(build: IndexBuild?, problem: String?)>]
     private let queues: [DispatchQueue]
     private let group = DispatchGroup()
+    /// Set when nobody will read the indexes (``PendingIndexes`` released
+    /// unread): queued work is then skipped and the builds dropped.
+    private let cancelled = Locked(false)
 
     init(_ builds: [IndexBuild], className: String) {
         self.className = className
         self.properties = builds.map(\.property)
+        self.isPrimary = builds.map(\.isPrimary)
         self.builds = builds.map { Locked(($0, nil)) }
         self.queues = builds.indices.map { DispatchQueue(label: "shoal.index.\(className).\($0)") }
     }
@@ -352,6 +459,7 @@ final class BackgroundIndexing: Sendable {
     func add(_ input: IndexInput) {
         for (queue, box) in zip(queues, builds) {
             queue.async(group: group) {
+                guard !self.isCancelled else { return }
                 box.withLock { $0.build!.add(input) }
             }
         }
@@ -359,24 +467,116 @@ final class BackgroundIndexing: Sendable {
 
     /// The properties of the indexes being built.
     let properties: [Int]
+    /// Whether each build is a primary key's.
+    private let isPrimary: [Bool]
 
     /// Merges what was gathered (each index on its own queue), waits, and
     /// returns the indexes, and the first duplicate primary key found, if any.
     func finish() -> (builds: [IndexBuild], problem: String?) {
+        queueCompletion()
+        group.wait()
+        return (take(builds.indices).map(\.build), firstProblem())
+    }
+
+    /// Merges what was gathered, as ``finish()`` does, but waits only for
+    /// the primary key's index, which finds duplicates: the secondary
+    /// indexes go on being built, and come back as ``PendingIndexes`` (or
+    /// `nil`, when there are none) for the table to adopt.
+    func finishDeferringSecondary() -> (primary: [IndexBuild], secondary: PendingIndexes?, problem: String?) {
+        queueCompletion()
+        let primary = builds.indices.filter { isPrimary[$0] }
+        // A serial queue runs this after the build's completion.
+        for i in primary { queues[i].sync {} }
+        let problem = primary.lazy.compactMap { i in self.builds[i].withLock { $0.problem } }.first
+        let secondary = builds.indices.filter { !primary.contains($0) }
+        return (take(primary).map(\.build), secondary.isEmpty ? nil : PendingIndexes(self, builds: secondary), problem)
+    }
+
+    /// Queues each build's merge of what it gathered.
+    private func queueCompletion() {
         for (queue, box) in zip(queues, builds) {
             queue.async(group: group) { [className] in
+                guard !self.isCancelled else { return }
                 box.withLock { state in state.problem = state.build!.complete(className: className) }
             }
         }
-        group.wait()
-        // Taken out, so that the table holds the only reference and its next
-        // change does not copy the path.
-        let states = builds.map { box in
-            box.withLock { state in
+    }
+
+    /// Waits for every build.
+    fileprivate func wait() { group.wait() }
+
+    private var isCancelled: Bool { cancelled.withLock { $0 } }
+
+    /// Skips what is queued for builds `indices` and drops them: nobody will
+    /// read them.
+    fileprivate func cancel(_ indices: [Int]) {
+        cancelled.withLock { $0 = true }
+        for i in indices { queues[i].async { [builds] in builds[i].withLock { $0.build = nil } } }
+    }
+
+    /// Takes builds `indices` out (complete), so that the table holds the
+    /// only reference and its next change does not copy the path.
+    fileprivate func take(_ indices: some Sequence<Int>) -> [(build: IndexBuild, problem: String?)] {
+        indices.map { i in
+            builds[i].withLock { state in
                 defer { state.build = nil }
                 return (build: state.build!, problem: state.problem)
             }
         }
-        return (states.map(\.build), states.lazy.compactMap(\.problem).first)
+    }
+
+    private func firstProblem() -> String? {
+        builds.lazy.compactMap { $0.withLock { $0.problem } }.first
+    }
+}
+
+/// Secondary indexes still being built on other threads after a replay or
+/// a snapshot load (``BackgroundIndexing/finishDeferringSecondary()``), so
+/// that opening returns once the objects and the primary keys are in
+/// place. A table holds this until the indexes are first read (which waits
+/// for them) or changed (which takes them over); copies of the table share
+/// it, and every copy sees the same indexes.
+final class PendingIndexes: Sendable {
+    private let job: BackgroundIndexing
+    private let builds: [Int]
+    /// The properties whose indexes these are.
+    let properties: Set<Int>
+    /// The indexes, once waited for.
+    private let result = Locked<[Int: SecondaryIndex]?>(nil)
+
+    fileprivate init(_ job: BackgroundIndexing, builds: [Int]) {
+        self.job = job
+        self.builds = builds
+        self.properties = Set(builds.map { job.properties[$0] })
+    }
+
+    deinit {
+        // Released unread (the database closed, or every table holding it
+        // was replaced): the work left is for nothing.
+        if result.withLock({ $0 == nil }) { job.cancel(builds) }
+    }
+
+    /// The indexes, by property; waits for them the first time.
+    var indexes: [Int: SecondaryIndex] {
+        result.withLock { result in
+            if let result { return result }
+            job.wait()
+            var indexes: [Int: SecondaryIndex] = [:]
+            for (build, _) in job.take(builds) {
+                guard case .secondary(let index) = build.index else { preconditionFailure("a primary index left pending") }
+                precondition(build.isComplete, "an index handed over with entries not merged")
+                indexes[build.property] = index
+            }
+            result = indexes
+            return indexes
+        }
+    }
+
+    /// The indexes, moved out: for the only holder of this, which will not
+    /// read it again.
+    func take() -> [Int: SecondaryIndex] {
+        let indexes = self.indexes
+        result.withLock { $0 = [:] }
+        return indexes
     }
 }

@@ -273,6 +273,69 @@ import Testing
         #expect(batch.snapshot.object(dogs, primaryKey: .int(Int64(count + 9))) == ObjectKey(9))
     }
 
+    @Test("grouping by small-range integers gives each value's keys in order, and leaves wide ranges, other kinds and empty input to hashing")
+    func groupSmallIntegers() {
+        let keys = (0..<5000).map { ObjectKey(Int64($0 * 3)) }
+        let values = ContiguousArray(keys.indices.map { Value.int(Int64(($0 * 7919) % 23) - 11) })
+        let runs = IndexBuild.groupSmallIntegers(keys, values)
+        var expected: [Int64: [ObjectKey]] = [:]
+        for (key, value) in zip(keys, values) { if case .int(let n) = value { expected[n, default: []].append(key) } }
+        #expect(runs?.map(\.value) == expected.keys.sorted())
+        #expect(runs?.allSatisfy { Array($0.keys) == expected[$0.value] } == true)
+
+        // Extremes of Int64 in one input: the span overflows.
+        #expect(IndexBuild.groupSmallIntegers(Array(keys.prefix(2)), [.int(.min), .int(.max)]) == nil)
+        // A span wider than the input (and than 4096).
+        #expect(IndexBuild.groupSmallIntegers(Array(keys.prefix(2)), [.int(0), .int(1_000_000)]) == nil)
+        #expect(IndexBuild.groupSmallIntegers(Array(keys.prefix(2)), [.int(4), .null]) == nil)
+        #expect(IndexBuild.groupSmallIntegers(Array(keys.prefix(2)), [.int(4), .double(4)]) == nil)
+        #expect(IndexBuild.groupSmallIntegers([], []) == nil)
+        let single = IndexBuild.groupSmallIntegers([ObjectKey(9)], [.int(-3)])
+        #expect(single?.count == 1 && single?[0].value == -3 && single.map { Array($0[0].keys) } == [ObjectKey(9)])
+    }
+
+    @Test("a large batch finishes with its secondary indexes still building: reads wait for them from any thread, a change takes them over, copies keep theirs")
+    func pendingSecondaryIndexes() throws {
+        let schema = try makeRealm().instance.schema
+        let dogs = try #require(schema.tableByName["Dog"])
+        let dogPK = try #require(schema[dogs].primaryKeyIndex)
+        let age = try #require(schema[dogs].indexByName["age"])
+        var values = ClassRegistry.info(for: Dog.self).defaults
+        let count = BatchApplier.backgroundIndexingThreshold * 2 + 100
+        var batch = BatchApplier(Snapshot(schema: schema))
+        for i in 0..<count {
+            values[dogPK] = .int(Int64(i))
+            values[age] = .int(Int64(i % 16))
+            #expect(batch.apply(.insert(dogs, ObjectKey(Int64(i)), values)) == nil)
+        }
+        #expect(batch.finish() == nil)
+        let opened = batch.snapshot
+        // The primary keys are in place; the age index is handed over pending.
+        #expect(opened.tables[dogs.index].hasPendingSecondaryIndexes)
+        #expect(opened.tables[dogs.index].hasSecondaryIndex(age))
+        #expect(opened.object(dogs, primaryKey: .int(Int64(count - 1))) == ObjectKey(Int64(count - 1)))
+
+        // Readers on several threads wait for the same indexes.
+        let sizes = Locked([Int](repeating: -1, count: 4))
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            let size = opened.tables[dogs.index].secondaryIndex(age)?[.int(Int64(thread))]?.count ?? 0
+            sizes.withLock { $0[thread] = size }
+        }
+        #expect(sizes.withLock { $0 } == (0..<4).map { thread in (0..<count).count { $0 % 16 == thread } })
+
+        // A change takes the indexes over; the copy it came from keeps its own.
+        var changed = opened
+        let set = ChangeOp.set(dogs, ObjectKey(0), property: age, .int(99))
+        #expect(changed.problem(applying: set) == nil)
+        changed.apply(set)
+        #expect(!changed.tables[dogs.index].hasPendingSecondaryIndexes)
+        #expect(changed.tables[dogs.index].secondaryIndex(age)?[.int(99)].map { Array($0.keys) } == [ObjectKey(0)])
+        #expect(opened.tables[dogs.index].secondaryIndex(age)?[.int(99)] == nil)
+        #expect(opened.tables[dogs.index].secondaryIndex(age)?[.int(0)]?.count == (0..<count).count { $0 % 16 == 0 })
+        #expect(changed.invariantViolation() == nil)
+        #expect(opened.invariantViolation() == nil)
+    }
+
     @Test("a run's checks: keys in order, links only to live or earlier queued objects, duplicates found in the background")
     func runChecks() throws {
         let schema = try makeRealm().instance.schema
