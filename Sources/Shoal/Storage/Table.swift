@@ -488,7 +488,7 @@ final class BackgroundIndexing: Sendable {
         // A serial queue runs this after the build's completion.
         for i in primary { queues[i].sync {} }
         let problem = primary.lazy.compactMap { i in self.builds[i].withLock { $0.problem } }.first
-        let secondary = builds.indices.filter { !primary.contains($0) }
+        let secondary = builds.indices.filter { !isPrimary[$0] }
         return (take(primary).map(\.build), secondary.isEmpty ? nil : PendingIndexes(self, builds: secondary), problem)
     }
 
