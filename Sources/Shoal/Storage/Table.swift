@@ -90,6 +90,9 @@ struct Table: Sendable {
     /// (they may have finished: this does not wait).
     var hasPendingSecondaryIndexes: Bool { pendingSecondary != nil }
 
+    /// The secondary indexes being built on other threads, if they are.
+    var pendingSecondaryIndexes: PendingIndexes? { pendingSecondary }
+
     /// Hands the table indexes that are still being built; the table must
     /// hold no secondary index of its own (they were taken out to be built).
     mutating func adoptPendingSecondaryIndexes(_ pending: PendingIndexes) {
@@ -505,7 +508,8 @@ final class BackgroundIndexing: Sendable {
     /// Waits for every build.
     fileprivate func wait() { group.wait() }
 
-    private var isCancelled: Bool { cancelled.withLock { $0 } }
+    /// Whether the work left was dropped, the indexes released unread.
+    var isCancelled: Bool { cancelled.withLock { $0 } }
 
     /// Skips what is queued for builds `indices` and drops them: nobody will
     /// read them.
@@ -537,7 +541,8 @@ final class BackgroundIndexing: Sendable {
 /// for them) or changed (which takes them over); copies of the table share
 /// it, and every copy sees the same indexes.
 final class PendingIndexes: Sendable {
-    private let job: BackgroundIndexing
+    /// The builds' job (read by tests, to see it cancelled).
+    let job: BackgroundIndexing
     private let builds: [Int]
     /// The properties whose indexes these are.
     let properties: Set<Int>

@@ -334,6 +334,36 @@ import Testing
         #expect(opened.tables[dogs.index].secondaryIndex(age)?[.int(0)]?.count == (0..<count).count { $0 % 16 == 0 })
         #expect(changed.invariantViolation() == nil)
         #expect(opened.invariantViolation() == nil)
+        // Read, so released without cancelling anything.
+        #expect(opened.tables[dogs.index].pendingSecondaryIndexes?.job.isCancelled == false)
+    }
+
+    @Test("secondary indexes still building when every table holding them is released are cancelled, and read ones are not")
+    func unreadPendingIndexesAreCancelled() throws {
+        let schema = try makeRealm().instance.schema
+        let dogs = try #require(schema.tableByName["Dog"])
+        let dogPK = try #require(schema[dogs].primaryKeyIndex)
+        var values = ClassRegistry.info(for: Dog.self).defaults
+        func loaded() -> Snapshot {
+            var batch = BatchApplier(Snapshot(schema: schema))
+            for i in 0..<(BatchApplier.backgroundIndexingThreshold + 10) {
+                values[dogPK] = .int(Int64(i))
+                _ = batch.apply(.insert(dogs, ObjectKey(Int64(i)), values))
+            }
+            #expect(batch.finish() == nil)
+            return batch.snapshot
+        }
+        var unread: Snapshot? = loaded()
+        let unreadJob = try #require(unread?.tables[dogs.index].pendingSecondaryIndexes?.job)
+        #expect(!unreadJob.isCancelled)
+        unread = nil
+        #expect(unreadJob.isCancelled)
+
+        var read: Snapshot? = loaded()
+        let readJob = try #require(read?.tables[dogs.index].pendingSecondaryIndexes?.job)
+        #expect(read?.tables[dogs.index].secondaryIndexes.isEmpty == false)
+        read = nil
+        #expect(!readJob.isCancelled)
     }
 
     @Test("a run's checks: keys in order, links only to live or earlier queued objects, duplicates found in the background")
