@@ -199,9 +199,15 @@ struct BatchApplier {
             let job = background[t] ?? BackgroundIndexing(snapshot.tables[t].takeIndexes(schema: snapshot.schema.objectSchema[t]),
                 className: snapshot.schema.objectSchema[t].className)
             background[t] = job
-            job.add(IndexInput(snapshot.tables[t], slots: start..<end, properties: job.properties))
-            unindexedFrom[t] = nil
+            handUnindexed(t, to: job)
         }
+    }
+
+    /// Queues the objects of table `t` not indexed yet, if any, on `job`.
+    private mutating func handUnindexed(_ t: Int, to job: BackgroundIndexing) {
+        guard let start = unindexedFrom.removeValue(forKey: t) else { return }
+        let end = snapshot.tables[t].nextKey.slot
+        job.add(IndexInput(snapshot.tables[t], slots: start..<end, properties: job.properties))
     }
 
     /// Waits for the indexes of table `t` being built on other threads, if
@@ -247,10 +253,7 @@ struct BatchApplier {
         applyRun()
         for t in Set(unindexedFrom.keys).union(background.keys).sorted() {
             if let job = background.removeValue(forKey: t) {
-                if let start = unindexedFrom.removeValue(forKey: t) {
-                    let end = snapshot.tables[t].nextKey.slot
-                    job.add(IndexInput(snapshot.tables[t], slots: start..<end, properties: job.properties))
-                }
+                handUnindexed(t, to: job)
                 let (primary, secondary, problem) = job.finishDeferringSecondary()
                 snapshot.tables[t].restoreIndexes(primary)
                 if let secondary { snapshot.tables[t].adoptPendingSecondaryIndexes(secondary) }

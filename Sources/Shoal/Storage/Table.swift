@@ -45,10 +45,6 @@ struct Table: Sendable {
             resolveSecondaryIndexes()
             yield &builtSecondary
         }
-        set {
-            pendingSecondary = nil
-            builtSecondary = newValue
-        }
     }
     /// The secondary indexes, when not pending.
     private var builtSecondary: [Int: SecondaryIndex] = [:]
@@ -86,11 +82,8 @@ struct Table: Sendable {
     /// Whether any property has a secondary index (without waiting for one).
     var hasSecondaryIndexes: Bool { pendingSecondary != nil || !builtSecondary.isEmpty }
 
-    /// Whether secondary indexes are still being built on other threads
+    /// The secondary indexes being built on other threads, if they are
     /// (they may have finished: this does not wait).
-    var hasPendingSecondaryIndexes: Bool { pendingSecondary != nil }
-
-    /// The secondary indexes being built on other threads, if they are.
     var pendingSecondaryIndexes: PendingIndexes? { pendingSecondary }
 
     /// Hands the table indexes that are still being built; the table must
@@ -440,7 +433,9 @@ struct IndexBuild: Sendable {
 /// applying, so that the objects of a large replayed record are gathered as
 /// they arrive and merged at the end. The table has no indexes until
 /// ``finish()`` hands them back, so the batch must call it before any op
-/// that reads or changes them.
+/// that reads or changes them; at the batch's end,
+/// ``finishDeferringSecondary()`` hands back the primary key's index and
+/// lets the secondary ones finish on their queues.
 final class BackgroundIndexing: Sendable {
     private let className: String
     private let builds: [Locked<(build: IndexBuild?, problem: String?)>]

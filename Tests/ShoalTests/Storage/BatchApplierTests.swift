@@ -273,6 +273,23 @@ import Testing
         #expect(batch.snapshot.object(dogs, primaryKey: .int(Int64(count + 9))) == ObjectKey(9))
     }
 
+    /// `count` dogs (ids and keys `0..<count`, ages `i % 16`) applied and
+    /// finished in one batch, as a replay of one bulk insert makes them.
+    static func loadedDogs(_ count: Int, schema: Schema) throws -> Snapshot {
+        let dogs = try #require(schema.tableByName["Dog"])
+        let dogPK = try #require(schema[dogs].primaryKeyIndex)
+        let age = try #require(schema[dogs].indexByName["age"])
+        var values = ClassRegistry.info(for: Dog.self).defaults
+        var batch = BatchApplier(Snapshot(schema: schema))
+        for i in 0..<count {
+            values[dogPK] = .int(Int64(i))
+            values[age] = .int(Int64(i % 16))
+            #expect(batch.apply(.insert(dogs, ObjectKey(Int64(i)), values)) == nil)
+        }
+        #expect(batch.finish() == nil)
+        return batch.snapshot
+    }
+
     @Test("grouping by small-range integers gives each value's keys in order, and leaves wide ranges, other kinds and empty input to hashing")
     func groupSmallIntegers() {
         let keys = (0..<5000).map { ObjectKey(Int64($0 * 3)) }
@@ -298,20 +315,11 @@ import Testing
     func pendingSecondaryIndexes() throws {
         let schema = try makeRealm().instance.schema
         let dogs = try #require(schema.tableByName["Dog"])
-        let dogPK = try #require(schema[dogs].primaryKeyIndex)
         let age = try #require(schema[dogs].indexByName["age"])
-        var values = ClassRegistry.info(for: Dog.self).defaults
         let count = BatchApplier.backgroundIndexingThreshold * 2 + 100
-        var batch = BatchApplier(Snapshot(schema: schema))
-        for i in 0..<count {
-            values[dogPK] = .int(Int64(i))
-            values[age] = .int(Int64(i % 16))
-            #expect(batch.apply(.insert(dogs, ObjectKey(Int64(i)), values)) == nil)
-        }
-        #expect(batch.finish() == nil)
-        let opened = batch.snapshot
+        let opened = try Self.loadedDogs(count, schema: schema)
         // The primary keys are in place; the age index is handed over pending.
-        #expect(opened.tables[dogs.index].hasPendingSecondaryIndexes)
+        #expect(opened.tables[dogs.index].pendingSecondaryIndexes != nil)
         #expect(opened.tables[dogs.index].hasSecondaryIndex(age))
         #expect(opened.object(dogs, primaryKey: .int(Int64(count - 1))) == ObjectKey(Int64(count - 1)))
 
@@ -328,7 +336,7 @@ import Testing
         let set = ChangeOp.set(dogs, ObjectKey(0), property: age, .int(99))
         #expect(changed.problem(applying: set) == nil)
         changed.apply(set)
-        #expect(!changed.tables[dogs.index].hasPendingSecondaryIndexes)
+        #expect(changed.tables[dogs.index].pendingSecondaryIndexes == nil)
         #expect(changed.tables[dogs.index].secondaryIndex(age)?[.int(99)].map { Array($0.keys) } == [ObjectKey(0)])
         #expect(opened.tables[dogs.index].secondaryIndex(age)?[.int(99)] == nil)
         #expect(opened.tables[dogs.index].secondaryIndex(age)?[.int(0)]?.count == (0..<count).count { $0 % 16 == 0 })
@@ -342,24 +350,14 @@ import Testing
     func unreadPendingIndexesAreCancelled() throws {
         let schema = try makeRealm().instance.schema
         let dogs = try #require(schema.tableByName["Dog"])
-        let dogPK = try #require(schema[dogs].primaryKeyIndex)
-        var values = ClassRegistry.info(for: Dog.self).defaults
-        func loaded() -> Snapshot {
-            var batch = BatchApplier(Snapshot(schema: schema))
-            for i in 0..<(BatchApplier.backgroundIndexingThreshold + 10) {
-                values[dogPK] = .int(Int64(i))
-                _ = batch.apply(.insert(dogs, ObjectKey(Int64(i)), values))
-            }
-            #expect(batch.finish() == nil)
-            return batch.snapshot
-        }
-        var unread: Snapshot? = loaded()
+        func loaded() throws -> Snapshot { try Self.loadedDogs(BatchApplier.backgroundIndexingThreshold + 10, schema: schema) }
+        var unread: Snapshot? = try loaded()
         let unreadJob = try #require(unread?.tables[dogs.index].pendingSecondaryIndexes?.job)
         #expect(!unreadJob.isCancelled)
         unread = nil
         #expect(unreadJob.isCancelled)
 
-        var read: Snapshot? = loaded()
+        var read: Snapshot? = try loaded()
         let readJob = try #require(read?.tables[dogs.index].pendingSecondaryIndexes?.job)
         #expect(read?.tables[dogs.index].secondaryIndexes.isEmpty == false)
         read = nil
