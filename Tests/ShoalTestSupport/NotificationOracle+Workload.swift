@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Shoal
 
 /// One random mutation of the oracle's model, by ids so that it can be

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Shoal
 
 /// A model of the notification contract for property-based tests: the
@@ -10,11 +10,17 @@ public struct OracleState: Sendable, Equatable {
     /// A dog's own columns.
     public struct DogRow: Sendable, Equatable {
         public var name: String, age: Int, breed: String, tags: [String], owner: Int?
+        public init(name: String, age: Int, breed: String, tags: [String], owner: Int?) {
+            (self.name, self.age, self.breed, self.tags, self.owner) = (name, age, breed, tags, owner)
+        }
     }
 
     /// A person's own columns.
     public struct PersonRow: Sendable, Equatable {
         public var name: String, city: String, dogs: [Int]
+        public init(name: String, city: String, dogs: [Int]) {
+            (self.name, self.city, self.dogs) = (name, city, dogs)
+        }
     }
 
     public var dogs: [Int: DogRow] = [:]
