@@ -29,7 +29,7 @@ import Testing
     func deliveredBeforeWrite() throws {
         let realm = try Fixture.dogs(1...2)
         var seen: [(ids: [Int], inWrite: Bool)] = []
-        let token = realm.objects(Dog.self).observe { change in
+        let token = realm.objects(Dog.self).observe { (change: RealmCollectionChange<Results<Dog>>) in
             if case .update(let dogs, _, _, _) = change { seen.append((dogs.map(\.id), realm.isInWriteTransaction)) }
             if case .initial(let dogs) = change { seen.append((dogs.map(\.id), realm.isInWriteTransaction)) }
         }
@@ -51,7 +51,7 @@ import Testing
         let inner = Recorder()
         var innerToken: NotificationToken?
         var wrote = false
-        let token = realm.objects(Dog.self).observe { change in
+        let token = realm.objects(Dog.self).observe { (change: RealmCollectionChange<Results<Dog>>) in
             guard case .update = change, !wrote else { return }
             wrote = true
             innerToken = realm.objects(Dog.self).observe(inner.handle)
@@ -75,7 +75,7 @@ import Testing
         let realm = try Fixture.dogs(1...2)
         let inner = Recorder()
         var innerToken: NotificationToken?
-        let token = realm.objects(Dog.self).observe { change in
+        let token = realm.objects(Dog.self).observe { (change: RealmCollectionChange<Results<Dog>>) in
             if case .update = change, innerToken == nil {
                 innerToken = realm.objects(Dog.self).observe(inner.handle)
             }
@@ -100,7 +100,7 @@ import Testing
         var selfCalls = 0
         var selfToken: NotificationToken?
         let victimToken = results.observe(victim.handle)
-        selfToken = results.observe { change in
+        selfToken = results.observe { (change: RealmCollectionChange<Results<Dog>>) in
             selfCalls += 1
             if case .update = change {
                 selfToken?.invalidate()

@@ -156,7 +156,7 @@ import Testing
         let realm = try Fixture.dogs(1...1)
         let tags = Fixture.dog(realm, 1).tags
         var events: [String] = []
-        let token = tags.observe { change in
+        let token = tags.observe { (change: RealmCollectionChange<MutableSet<String>>) in
             switch change {
             case .initial(let set): events.append("initial \(Array(set))")
             case let .update(set, d, i, m): events.append("update \(Array(set)) \(d) \(i) \(m)")

@@ -36,7 +36,7 @@ import Testing
             let realm = try Fixture.dogs(1...1)
             realm.beginWrite()
             realm.create(Dog.self, value: ["id": 2])
-            _ = realm.objects(Dog.self).observe { _ in }
+            _ = realm.objects(Dog.self).observe { (_: RealmCollectionChange<Results<Dog>>) in }
         }
         #expect(ErrorTests.stderr(result).contains("Cannot create asynchronous query after making changes in a write transaction."))
     }
@@ -56,7 +56,7 @@ import Testing
     func observeFrozenResults() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let realm = try Fixture.dogs(1...1)
-            _ = realm.objects(Dog.self).freeze().observe { _ in }
+            _ = realm.objects(Dog.self).freeze().observe { (_: RealmCollectionChange<Results<Dog>>) in }
         }
         #expect(ErrorTests.stderr(result).contains("Frozen Realms do not change and do not have change notifications."))
     }
@@ -73,7 +73,7 @@ import Testing
     @Test("observing an unmanaged list stops with Realm's message")
     func observeUnmanagedList() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            _ = List<Dog>().observe { _ in }
+            _ = List<Dog>().observe { (_: RealmCollectionChange<List<Dog>>) in }
         }
         #expect(ErrorTests.stderr(result).contains("Change notifications are only supported on managed collections."))
     }
@@ -105,7 +105,7 @@ import Testing
             let dogs = realm.objects(Dog.self)
             _ = dogs.count
             realm.invalidate()
-            _ = dogs.observe { _ in }
+            _ = dogs.observe { (_: RealmCollectionChange<Results<Dog>>) in }
         }
         #expect(ErrorTests.stderr(result).contains("invalidated"))
     }
@@ -115,7 +115,7 @@ import Testing
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let first = try Fixture.dogs(1...1)
             let second = try Fixture.dogs(1...1)
-            let token = second.objects(Dog.self).observe { _ in }
+            let token = second.objects(Dog.self).observe { (_: RealmCollectionChange<Results<Dog>>) in }
             try first.write(withoutNotifying: [token]) { Fixture.dog(first, 1).name = "x" }
         }
         #expect(ErrorTests.stderr(result).contains("Incorrect Realm: only notifications for the Realm being modified can be skipped."))

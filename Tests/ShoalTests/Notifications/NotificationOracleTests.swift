@@ -150,9 +150,9 @@ import Testing
                 ("owner == nil", { dog, _ in dog.owner == nil }),
             ]
             let (predicate, holds) = w.pick(predicates)
-            let sort: [SortDescriptor]? = w.pick([nil, [SortDescriptor(keyPath: "age")], [SortDescriptor(keyPath: "age", ascending: false)],
-                                                  [SortDescriptor(keyPath: "name")], [SortDescriptor(keyPath: "name", ascending: false), SortDescriptor(keyPath: "age")],
-                                                  [SortDescriptor(keyPath: "owner.name")]])
+            let sort: [Shoal.SortDescriptor]? = w.pick([nil, [Shoal.SortDescriptor(keyPath: "age")], [Shoal.SortDescriptor(keyPath: "age", ascending: false)],
+                                                  [Shoal.SortDescriptor(keyPath: "name")], [Shoal.SortDescriptor(keyPath: "name", ascending: false), Shoal.SortDescriptor(keyPath: "age")],
+                                                  [Shoal.SortDescriptor(keyPath: "owner.name")]])
             let keyPaths = w.pick(dogKeyPaths)
             let query: (Realm) -> Results<Dog> = { realm in
                 var results = realm.objects(Dog.self)
@@ -173,7 +173,7 @@ import Testing
                 ("ANY dogs.age > \(age)", { person, s in person.dogs.contains { (s.dogs[$0]?.age ?? -1) > age } }),
             ]
             let (predicate, holds) = w.pick(predicates)
-            let sort: [SortDescriptor]? = w.pick([nil, [SortDescriptor(keyPath: "name")], [SortDescriptor(keyPath: "city", ascending: false)]])
+            let sort: [Shoal.SortDescriptor]? = w.pick([nil, [Shoal.SortDescriptor(keyPath: "name")], [Shoal.SortDescriptor(keyPath: "city", ascending: false)]])
             let keyPaths = w.pick(personKeyPaths)
             let query: (Realm) -> Results<Person> = { realm in
                 var results = realm.objects(Person.self)
@@ -181,7 +181,7 @@ import Testing
                 if let sort { results = results.sorted(by: sort) }
                 return results
             }
-            observer = Observer(label: "Results<Person> \(predicate ?? "all") sorted \(sort?.map(\.keyPath) ?? []) keyPaths \(keyPaths.map { "\($0)" } ?? "nil")",
+            observer = Observer(label: "Results<Person> \(predicate ?? "all") sorted \(sort?.map { $0.keyPath } ?? []) keyPaths \(keyPaths.map { "\($0)" } ?? "nil")",
                                 kind: .person, keyPaths: keyPaths, state: state,
                                 fresh: { query($0).map(\.id) },
                                 model: { s in Set(s.people.filter { holds($0.value, s) }.keys) })

@@ -335,7 +335,7 @@ import Testing
     func deliveredCollectionIsCurrent() throws {
         let realm = try Fixture.dogs(1...4)
         var seen: [[String]] = []
-        let token = realm.objects(Dog.self).filter("age > 1").sorted(byKeyPath: "name").observe { change in
+        let token = realm.objects(Dog.self).filter("age > 1").sorted(byKeyPath: "name").observe { (change: RealmCollectionChange<Results<Dog>>) in
             switch change {
             case .initial(let dogs), .update(let dogs, _, _, _):
                 seen.append(dogs.map(\.name))
