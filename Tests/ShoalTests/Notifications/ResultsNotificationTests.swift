@@ -3,350 +3,129 @@ import ShoalTestSupport
 import Testing
 @testable import Shoal
 
-/// Results notifications: the first callback, Realm's index spaces
-/// (deletions and modifications old, insertions new), sorted results,
-/// silence when nothing relevant changed, and coalescing
-/// (REALM-SEMANTICS §1, §4 and the decisions table).
+/// End-to-end checks of the engine's main paths, delivered at `refresh()`.
 @Suite struct ResultsNotificationTests {
-    @Test("the first callback is .initial with the current contents, delivered at refresh(), never from observe()")
-    func initialFirst() throws {
-        let realm = try Fixture.dogs(1...3)
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).observe(recorder.handle)
-        #expect(recorder.events == [])
-        realm.refresh()
-        #expect(recorder.take() == [.initial([1, 2, 3])])
-        realm.refresh()
-        #expect(recorder.events == [])
-        token.invalidate()
-    }
-
-    @Test("an insertion is reported at its new index, a deletion at its old one")
-    func insertAndDelete() throws {
-        let realm = try Fixture.dogs(1...3)
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).observe(recorder.handle)
-        realm.refresh()
-        try realm.write { realm.create(Dog.self, value: ["id": 4]) }
-        #expect(recorder.events == [.initial([1, 2, 3])])
-        realm.refresh()
-        try realm.write { realm.delete(Fixture.dog(realm, 2)) }
-        realm.refresh()
-        #expect(recorder.events == [
-            .initial([1, 2, 3]),
-            .update([1, 2, 3, 4], deletions: [], insertions: [3], modifications: []),
-            .update([1, 3, 4], deletions: [1], insertions: [], modifications: []),
-        ])
-        token.invalidate()
-    }
-
-    @Test("testModifyObjectShiftedByDeletion: delete row 1 and modify row 2 gives deletions [1], modifications [2] (old index)")
-    func modifyObjectShiftedByDeletion() throws {
-        let realm = try Fixture.dogs(1...5)
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).observe(recorder.handle)
-        realm.refresh()
-        try realm.write {
-            realm.delete(Fixture.dog(realm, 2))
-            Fixture.dog(realm, 3).name = "changed"
-        }
-        realm.refresh()
-        #expect(recorder.events == [
-            .initial([1, 2, 3, 4, 5]),
-            .update([1, 3, 4, 5], deletions: [1], insertions: [], modifications: [2]),
-        ])
-        token.invalidate()
-    }
-
-    @Test("delete, modify and insert in one transaction use old, old and new indices")
-    func mixedTransaction() throws {
-        let realm = try Fixture.dogs(1...5)
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).observe(recorder.handle)
-        realm.refresh()
-        try realm.write {
-            realm.delete(Fixture.dog(realm, 1))
-            Fixture.dog(realm, 4).age = 40
-            realm.create(Dog.self, value: ["id": 6])
-        }
-        realm.refresh()
-        #expect(recorder.take() == [
-            .initial([1, 2, 3, 4, 5]),
-            .update([2, 3, 4, 5, 6], deletions: [0], insertions: [4], modifications: [3]),
-        ])
-        token.invalidate()
-    }
-
-    @Test("an object entering a filter is an insertion, one leaving it a deletion")
-    func filterMembership() throws {
-        let realm = try Fixture.dogs(1...5)
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).filter("age >= 3").observe(recorder.handle)
-        realm.refresh()
-        try realm.write { Fixture.dog(realm, 1).age = 10 }
-        realm.refresh()
-        try realm.write { Fixture.dog(realm, 4).age = 0 }
-        realm.refresh()
-        #expect(recorder.events == [
-            .initial([3, 4, 5]),
-            .update([1, 3, 4, 5], deletions: [], insertions: [0], modifications: []),
-            .update([1, 3, 5], deletions: [2], insertions: [], modifications: []),
-        ])
-        token.invalidate()
-    }
-
-    @Test("a sort key change that moves the object is a delete and an insert, never a modification; others are untouched")
-    func sortedMove() throws {
-        let realm = try Fixture.dogs(1...5) { $0 * 10 }
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).sorted(byKeyPath: "age").observe(recorder.handle)
-        realm.refresh()
-        try realm.write {
-            Fixture.dog(realm, 1).age = 35
-            Fixture.dog(realm, 4).name = "renamed"
-        }
-        realm.refresh()
-        #expect(recorder.events == [
-            .initial([1, 2, 3, 4, 5]),
-            .update([2, 3, 1, 4, 5], deletions: [0], insertions: [2], modifications: [3]),
-        ])
-        token.invalidate()
-    }
-
-    @Test("descending sort: moving to the front is a delete at the old index and an insert at 0")
-    func sortedDescendingMove() throws {
-        let realm = try Fixture.dogs(1...5) { $0 * 10 }
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).sorted(byKeyPath: "age", ascending: false).observe(recorder.handle)
-        realm.refresh()
-        try realm.write { Fixture.dog(realm, 2).age = 99 }
-        realm.refresh()
-        #expect(recorder.events == [
-            .initial([5, 4, 3, 2, 1]),
-            .update([2, 5, 4, 3, 1], deletions: [3], insertions: [0], modifications: []),
-        ])
-        token.invalidate()
-    }
-
-    @Test("a sort key change that keeps the position is a modification")
-    func sortedChangeInPlace() throws {
-        let realm = try Fixture.dogs(1...5) { $0 * 10 }
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).sorted(byKeyPath: "age").observe(recorder.handle)
-        realm.refresh()
-        try realm.write { Fixture.dog(realm, 3).age = 31 }
-        realm.refresh()
-        #expect(recorder.events == [
-            .initial([1, 2, 3, 4, 5]),
-            .update([1, 2, 3, 4, 5], deletions: [], insertions: [], modifications: [2]),
-        ])
-        token.invalidate()
-    }
-
-    @Test("two objects swapping sort positions: only they appear, as delete + insert pairs")
-    func sortedSwap() throws {
-        let realm = try Fixture.dogs(1...5) { $0 * 10 }
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).sorted(byKeyPath: "age").observe(recorder.handle)
-        realm.refresh()
-        try realm.write {
-            Fixture.dog(realm, 2).age = 41
-            Fixture.dog(realm, 4).age = 21
-        }
-        realm.refresh()
-        // Dogs 2 and 4 both change their order relative to the untouched dog 3,
-        // so both move; dogs 1, 3 and 5 never appear.
-        #expect(recorder.take() == [
-            .initial([1, 2, 3, 4, 5]),
-            .update([1, 4, 3, 2, 5], deletions: [1, 3], insertions: [1, 3], modifications: []),
-        ])
-        token.invalidate()
-    }
-
-    @Test("no callback for writes to unrelated tables, or objects that only link to the elements")
-    func silentUnrelated() throws {
-        let realm = try Fixture.dogs(1...3)
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).observe(recorder.handle)
-        realm.refresh()
-        try realm.write { realm.create(Kennel.self, value: ["name": "k"]) }
-        realm.refresh()
-        try realm.write { realm.create(Person.self, value: ["id": 1, "name": "unlinked"]) }
-        realm.refresh()
-        try realm.write { realm.objects(Kennel.self)[0].residents.append(Fixture.dog(realm, 1)) }
-        realm.refresh()
-        try realm.write { realm.objects(Kennel.self)[0].name = "renamed" }
-        realm.refresh()
-        #expect(recorder.take() == [.initial([1, 2, 3])])
-        try realm.write { Fixture.dog(realm, 3).name = "alive" }
-        realm.refresh()
-        #expect(recorder.take() == [.update([1, 2, 3], deletions: [], insertions: [], modifications: [2])])
-        token.invalidate()
-    }
-
-    @Test("no callback for objects that match neither before nor after")
-    func silentNonMatching() throws {
-        let realm = try Fixture.dogs(1...5)
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).filter("age >= 3").observe(recorder.handle)
-        realm.refresh()
-        try realm.write { Fixture.dog(realm, 1).age = 2 }
-        realm.refresh()
-        try realm.write { Fixture.dog(realm, 2).name = "still small" }
-        realm.refresh()
-        try realm.write { realm.create(Dog.self, value: ["id": 6, "age": 0]) }
-        realm.refresh()
-        try realm.write { realm.delete(Fixture.dog(realm, 6)) }
-        realm.refresh()
-        #expect(recorder.take() == [.initial([3, 4, 5])])
-        try realm.write { Fixture.dog(realm, 2).age = 7 }
-        realm.refresh()
-        #expect(recorder.take() == [.update([2, 3, 4, 5], deletions: [], insertions: [0], modifications: [])])
-        token.invalidate()
-    }
-
-    @Test("no callback for an empty write, a cancelled write, or writing a property's current value")
-    func silentNoChange() throws {
-        let realm = try Fixture.dogs(1...3)
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).observe(recorder.handle)
-        realm.refresh()
-        try realm.write {}
-        realm.refresh()
-        try realm.write {
-            let dog = Fixture.dog(realm, 2)
-            dog.name = dog.name
-            dog.age = dog.age
-        }
-        realm.refresh()
-        realm.beginWrite()
-        Fixture.dog(realm, 3).name = "cancelled"
-        realm.create(Dog.self, value: ["id": 9])
-        realm.cancelWrite()
-        realm.refresh()
-        #expect(recorder.take() == [.initial([1, 2, 3])])
-        try realm.write { Fixture.dog(realm, 1).name = "real" }
-        realm.refresh()
-        #expect(recorder.take() == [.update([1, 2, 3], deletions: [], insertions: [], modifications: [0])])
-        token.invalidate()
-    }
-
-    @Test("a value changed and changed back in one transaction is no change (NOTIFICATIONS.md §2.5)")
-    func silentChangedBack() throws {
-        let realm = try Fixture.dogs(1...3)
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).observe(recorder.handle)
-        realm.refresh()
-        try realm.write {
-            Fixture.dog(realm, 1).name = "changed and back"
-            Fixture.dog(realm, 1).name = "d1"
-        }
-        realm.refresh()
-        #expect(recorder.take() == [.initial([1, 2, 3])])
-        token.invalidate()
-    }
-
-    @Test("insert then delete: no callback, in one transaction or across coalesced transactions")
-    func silentInsertThenDelete() throws {
-        let realm = try Fixture.dogs(1...3)
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).observe(recorder.handle)
-        realm.refresh()
-        try realm.write {
-            let dog = realm.create(Dog.self, value: ["id": 4])
-            realm.delete(dog)
-        }
-        realm.refresh()
-        try realm.write { realm.create(Dog.self, value: ["id": 5]) }
-        try realm.write { Fixture.dog(realm, 5).name = "short-lived" }
-        try realm.write { realm.delete(Fixture.dog(realm, 5)) }
-        realm.refresh()
-        #expect(recorder.take() == [.initial([1, 2, 3])])
-        token.invalidate()
-    }
-
-    @Test("several commits before delivery coalesce into one update relative to the last delivered state")
-    func coalescing() throws {
-        let realm = try Fixture.dogs(1...5)
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).observe(recorder.handle)
-        realm.refresh()
-        try realm.write { realm.create(Dog.self, value: ["id": 6]) }
-        try realm.write { Fixture.dog(realm, 2).name = "changed" }
-        try realm.write { realm.delete(Fixture.dog(realm, 1)) }
-        realm.refresh()
-        #expect(recorder.take() == [
-            .initial([1, 2, 3, 4, 5]),
-            .update([2, 3, 4, 5, 6], deletions: [0], insertions: [4], modifications: [1]),
-        ])
-        token.invalidate()
-    }
-
-    @Test("coalescing: insert then modify is an insertion only; modify then delete is a deletion only")
-    func coalescingMergeRules() throws {
-        let realm = try Fixture.dogs(1...3)
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).observe(recorder.handle)
-        realm.refresh()
-        try realm.write { realm.create(Dog.self, value: ["id": 4]) }
-        try realm.write { Fixture.dog(realm, 4).name = "new" }
-        realm.refresh()
-        try realm.write { Fixture.dog(realm, 2).name = "doomed" }
-        try realm.write { realm.delete(Fixture.dog(realm, 2)) }
-        realm.refresh()
-        #expect(recorder.take() == [
-            .initial([1, 2, 3]),
-            .update([1, 2, 3, 4], deletions: [], insertions: [3], modifications: []),
-            .update([1, 3, 4], deletions: [1], insertions: [], modifications: []),
-        ])
-        token.invalidate()
-    }
-
-    @Test("coalescing a sorted result: a move in one commit and a modification in the next")
-    func coalescingSorted() throws {
-        let realm = try Fixture.dogs(1...5) { $0 * 10 }
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).sorted(byKeyPath: "age").observe(recorder.handle)
-        realm.refresh()
-        try realm.write { Fixture.dog(realm, 5).age = 5 }
-        try realm.write { Fixture.dog(realm, 3).name = "changed" }
-        try realm.write { realm.create(Dog.self, value: ["id": 6, "age": 25]) }
-        realm.refresh()
-        #expect(recorder.take() == [
-            .initial([1, 2, 3, 4, 5]),
-            .update([5, 1, 2, 6, 3, 4], deletions: [4], insertions: [0, 3], modifications: [2]),
-        ])
-        token.invalidate()
-    }
-
-    @Test("writes made before the first delivery are folded into the .initial callback")
-    func initialCoalesced() throws {
-        let realm = try Fixture.dogs(1...3)
-        let recorder = Recorder()
-        let token = realm.objects(Dog.self).observe(recorder.handle)
-        try realm.write { realm.create(Dog.self, value: ["id": 4]) }
-        try realm.write { realm.delete(Fixture.dog(realm, 1)) }
-        realm.refresh()
-        #expect(recorder.take() == [.initial([2, 3, 4])])
-        token.invalidate()
-    }
-
-    @Test("the collection handed to the callback is at the delivered version and reads like a fresh query")
-    func deliveredCollectionIsCurrent() throws {
-        let realm = try Fixture.dogs(1...4)
-        var seen: [[String]] = []
-        let token = realm.objects(Dog.self).filter("age > 1").sorted(byKeyPath: "name").observe { (change: RealmCollectionChange<Results<Dog>>) in
+    /// Records every callback of one token.
+    final class Recorder<C> {
+        var changes: [String] = []
+        func record(_ change: RealmCollectionChange<C>) {
             switch change {
-            case .initial(let dogs), .update(let dogs, _, _, _):
-                seen.append(dogs.map(\.name))
-                seen.append(Array(realm.objects(Dog.self).filter("age > 1").sorted(byKeyPath: "name").map(\.name)))
-            case .error(let error): Issue.record("\(error)")
+            case .initial: changes.append("initial")
+            case .update(_, let d, let i, let m): changes.append("d\(d) i\(i) m\(m)")
+            case .error(let e): changes.append("error \(e)")
             }
         }
+    }
+
+    func dogs(_ realm: Realm, _ ages: [Int]) throws {
+        try realm.write {
+            for (i, age) in ages.enumerated() { realm.create(Dog.self, value: ["id": i, "name": "d\(i)", "age": age]) }
+        }
+    }
+
+    @Test("the first callback is .initial, delivered at refresh, never from observe")
+    func initialAtRefresh() throws {
+        let realm = try makeRealm()
+        try dogs(realm, [1, 2, 3])
+        let recorder = Recorder<Results<Dog>>()
+        let token = realm.objects(Dog.self).observe { recorder.record($0) }
+        #expect(recorder.changes.isEmpty)
         realm.refresh()
-        try realm.write { Fixture.dog(realm, 2).name = "zz" }
-        realm.refresh()
-        #expect(seen == [["d2", "d3", "d4"], ["d2", "d3", "d4"], ["d3", "d4", "zz"], ["d3", "d4", "zz"]])
+        #expect(recorder.changes == ["initial"])
         token.invalidate()
     }
+
+    @Test("a sorted result: modification in place, move as delete plus insert, old-space modifications")
+    func sortedChanges() throws {
+        let realm = try makeRealm()
+        try dogs(realm, [10, 20, 30, 40])
+        let recorder = Recorder<Results<Dog>>()
+        let token = realm.objects(Dog.self).sorted(byKeyPath: "age").observe { recorder.record($0) }
+        realm.refresh()
+        try realm.write { realm.object(ofType: Dog.self, forPrimaryKey: 2)!.name = "x" }
+        realm.refresh()
+        try realm.write { realm.object(ofType: Dog.self, forPrimaryKey: 0)!.age = 35 }
+        realm.refresh()
+        try realm.write {
+            realm.delete(realm.object(ofType: Dog.self, forPrimaryKey: 1)!)
+            realm.object(ofType: Dog.self, forPrimaryKey: 2)!.name = "y"
+        }
+        realm.refresh()
+        #expect(recorder.changes == ["initial", "d[] i[] m[2]", "d[0] i[2] m[]", "d[0] i[] m[1]"])
+        token.invalidate()
+    }
+
+    @Test("a filtered result with a key-path filter ignores other properties; coalesced commits arrive as one")
+    func filteredAndCoalesced() throws {
+        let realm = try makeRealm()
+        try dogs(realm, [1, 5, 7, 2])
+        let recorder = Recorder<Results<Dog>>()
+        let token = realm.objects(Dog.self).filter("age > 3").observe(keyPaths: ["name"]) { recorder.record($0) }
+        realm.refresh()
+        try realm.write { realm.object(ofType: Dog.self, forPrimaryKey: 1)!.age = 6 }   // stays in, not in the filter
+        realm.refresh()
+        // Commits made elsewhere pile up until this thread refreshes (its own
+        // `write` would deliver first, at `beginWrite`).
+        let configuration = realm.configuration
+        onAnotherThread {
+            let other = try! Realm(configuration: configuration)
+            try! other.write { other.object(ofType: Dog.self, forPrimaryKey: 0)!.age = 9 }   // enters
+            try! other.write { other.create(Dog.self, value: ["id": 9, "age": 8]) }          // enters
+            try! other.write { other.object(ofType: Dog.self, forPrimaryKey: 2)!.name = "n" }
+        }
+        realm.refresh()
+        onAnotherThread {
+            let other = try! Realm(configuration: configuration)
+            try! other.write { other.create(Dog.self, value: ["id": 10, "age": 8]) }
+            try! other.write { other.delete(other.object(ofType: Dog.self, forPrimaryKey: 10)!) }
+        }
+        realm.refresh()
+        #expect(recorder.changes == ["initial", "d[] i[0, 3] m[1]"])
+        #expect(realm.objects(Dog.self).filter("age > 3").map(\.id) == [0, 1, 2, 9])
+        token.invalidate()
+    }
+
+    @Test("a list reports positional ops; a queue observer receives changes on its queue")
+    func listAndQueue() throws {
+        let realm = try makeRealm()
+        let person = try realm.write { realm.create(Person.self, value: ["id": 1, "name": "Ann"]) }
+        try realm.write { for i in 0..<10 { person.dogs.append(realm.create(Dog.self, value: ["id": i])) } }
+        let recorder = Recorder<List<Dog>>()
+        let token = person.dogs.observe { recorder.record($0) }
+        realm.refresh()
+        try realm.write { person.dogs.move(from: 5, to: 8) }
+        realm.refresh()
+        try realm.write { person.dogs[2].name = "renamed" }
+        realm.refresh()
+        #expect(recorder.changes == ["initial", "d[5] i[8] m[]", "d[] i[] m[2]"])
+        token.invalidate()
+
+        let queue = DispatchQueue(label: "observer")
+        let done = DispatchSemaphore(value: 0)
+        let seen = Locked<[String]>([])
+        let queued = realm.objects(Dog.self).observe(on: queue) { change in
+            switch change {
+            case .initial(let dogs): seen.withLock { $0.append("initial \(dogs.count)") }
+            case .update(let dogs, let d, let i, _): seen.withLock { $0.append("update \(dogs.count) \(d) \(i)") }
+            case .error: break
+            }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        try realm.write { realm.create(Dog.self, value: ["id": 100]) }
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(seen.withLock { $0 } == ["initial 10", "update 11 [] [10]"])
+        queued.invalidate()
+    }
+}
+
+/// Runs `body` on a new thread and waits for it.
+func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        body()
+        done.signal()
+    }
+    thread.start()
+    done.wait()
 }
