@@ -39,12 +39,18 @@ final class Recorder: Sendable {
     /// The observer block: pass `recorder.handle` to `observe`.
     func handle<C: RealmCollection>(_ change: RealmCollectionChange<C>) where C.Element: IntIdentified {
         let event: CollectionEvent = switch change {
-        case .initial(let collection): .initial(collection.map(\.id))
+        case .initial(let collection): .initial(Self.ids(collection))
         case let .update(collection, deletions, insertions, modifications):
-            .update(collection.map(\.id), deletions: deletions, insertions: insertions, modifications: modifications)
+            .update(Self.ids(collection), deletions: deletions, insertions: insertions, modifications: modifications)
         case .error(let error): .error("\(error)")
         }
         state.withLock { $0.append(event) }
+    }
+
+    /// The ids of a delivered collection; none once it is invalidated (a
+    /// list whose owner was deleted cannot be read, as in Realm).
+    static func ids<C: RealmCollection>(_ collection: C) -> [Int] where C.Element: IntIdentified {
+        collection.isInvalidated ? [] : collection.map(\.id)
     }
 }
 
@@ -139,6 +145,21 @@ enum Fixture {
             for id in ids { realm.create(Dog.self, value: ["id": id, "name": "d\(id)", "age": age(id)]) }
         }
         return realm
+    }
+
+    /// Runs `body` in a write transaction of another thread's instance of
+    /// `realm`'s in-memory Realm and waits for it: the observing thread's
+    /// `beginWrite()`, which delivers, is not involved, so several such
+    /// commits coalesce until the observing thread refreshes.
+    static func writeElsewhere(_ realm: Realm, _ body: @escaping @Sendable (Realm) -> Void) {
+        guard let name = realm.configuration.inMemoryIdentifier else { preconditionFailure("an in-memory Realm") }
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let other = try! makeRealm(name)
+            try! other.write { body(other) }
+            done.signal()
+        }
+        done.wait()
     }
 
     /// The dog with the given id.

@@ -116,10 +116,10 @@ import Testing
     func coalesced() throws {
         let (realm, dogs) = try Self.list(count: 5)
         let (recorder, token) = Self.observe(dogs)
-        try realm.write { dogs.append(Fixture.dog(realm, 100)) }
-        try realm.write { dogs.remove(at: 0) }
-        try realm.write { dogs[1].name = "changed" }
-        try realm.write { dogs.insert(Fixture.dog(realm, 101), at: 0) }
+        Fixture.writeElsewhere(realm) { Fixture.person($0, 1).dogs.append(Fixture.dog($0, 100)) }
+        Fixture.writeElsewhere(realm) { Fixture.person($0, 1).dogs.remove(at: 0) }
+        Fixture.writeElsewhere(realm) { Fixture.person($0, 1).dogs[1].name = "changed" }
+        Fixture.writeElsewhere(realm) { Fixture.person($0, 1).dogs.insert(Fixture.dog($0, 101), at: 0) }
         realm.refresh()
         // [0,1,2,3,4] → [101,1,2,3,4,100]; dog 2 (old index 2) was modified.
         #expect(recorder.take() == [.update([101, 1, 2, 3, 4, 100], deletions: [0], insertions: [0, 5], modifications: [2])])
@@ -131,7 +131,7 @@ import Testing
         let (realm, dogs) = try Self.list(count: 2)
         let recorder = Recorder()
         let token = dogs.observe(recorder.handle)
-        try realm.write { dogs.append(Fixture.dog(realm, 100)) }
+        Fixture.writeElsewhere(realm) { Fixture.person($0, 1).dogs.append(Fixture.dog($0, 100)) }
         realm.refresh()
         #expect(recorder.take() == [.initial([0, 1, 100])])
         token.invalidate()

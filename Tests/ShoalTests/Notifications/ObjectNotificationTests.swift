@@ -55,8 +55,8 @@ import Testing
         let (realm, dog, _) = try Self.household()
         let recorder = ObjectRecorder<Dog>()
         let token = dog.observe(recorder.handle)
-        try realm.write { dog.name = "Max" }
-        try realm.write { dog.name = "Bo" }
+        Fixture.writeElsewhere(realm) { Fixture.dog($0, 1).name = "Max" }
+        Fixture.writeElsewhere(realm) { Fixture.dog($0, 1).name = "Bo" }
         realm.refresh()
         #expect(recorder.take() == [.change(["name: Rex -> Bo"])])
         token.invalidate()
@@ -124,8 +124,8 @@ import Testing
         let (realm, dog, _) = try Self.household()
         let recorder = ObjectRecorder<Dog>()
         let token = dog.observe(recorder.handle)
-        try realm.write { dog.name = "Max" }
-        try realm.write { realm.delete(dog) }
+        Fixture.writeElsewhere(realm) { Fixture.dog($0, 1).name = "Max" }
+        Fixture.writeElsewhere(realm) { $0.delete(Fixture.dog($0, 1)) }
         realm.refresh()
         #expect(recorder.take() == [.deleted])
         token.invalidate()

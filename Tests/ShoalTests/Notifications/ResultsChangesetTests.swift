@@ -257,11 +257,24 @@ import Testing
             realm.delete(dog)
         }
         realm.refresh()
-        try realm.write { realm.create(Dog.self, value: ["id": 5]) }
-        try realm.write { Fixture.dog(realm, 5).name = "short-lived" }
-        try realm.write { realm.delete(Fixture.dog(realm, 5)) }
+        Fixture.writeElsewhere(realm) { $0.create(Dog.self, value: ["id": 5]) }
+        Fixture.writeElsewhere(realm) { Fixture.dog($0, 5).name = "short-lived" }
+        Fixture.writeElsewhere(realm) { $0.delete(Fixture.dog($0, 5)) }
         realm.refresh()
         #expect(recorder.take() == [.initial([1, 2, 3])])
+        token.invalidate()
+    }
+
+    @Test("each write on the observing thread delivers the previous one first, at its beginWrite()")
+    func ownWritesDoNotCoalesce() throws {
+        let realm = try Fixture.dogs(1...2)
+        let recorder = Recorder()
+        let token = realm.objects(Dog.self).observe(recorder.handle)
+        try realm.write { realm.create(Dog.self, value: ["id": 3]) }
+        try realm.write { realm.delete(Fixture.dog(realm, 1)) }
+        #expect(recorder.take() == [.initial([1, 2]), .update([1, 2, 3], deletions: [], insertions: [2], modifications: [])])
+        realm.refresh()
+        #expect(recorder.take() == [.update([2, 3], deletions: [0], insertions: [], modifications: [])])
         token.invalidate()
     }
 
@@ -271,9 +284,9 @@ import Testing
         let recorder = Recorder()
         let token = realm.objects(Dog.self).observe(recorder.handle)
         realm.refresh()
-        try realm.write { realm.create(Dog.self, value: ["id": 6]) }
-        try realm.write { Fixture.dog(realm, 2).name = "changed" }
-        try realm.write { realm.delete(Fixture.dog(realm, 1)) }
+        Fixture.writeElsewhere(realm) { $0.create(Dog.self, value: ["id": 6]) }
+        Fixture.writeElsewhere(realm) { Fixture.dog($0, 2).name = "changed" }
+        Fixture.writeElsewhere(realm) { $0.delete(Fixture.dog($0, 1)) }
         realm.refresh()
         #expect(recorder.take() == [
             .initial([1, 2, 3, 4, 5]),
@@ -288,11 +301,11 @@ import Testing
         let recorder = Recorder()
         let token = realm.objects(Dog.self).observe(recorder.handle)
         realm.refresh()
-        try realm.write { realm.create(Dog.self, value: ["id": 4]) }
-        try realm.write { Fixture.dog(realm, 4).name = "new" }
+        Fixture.writeElsewhere(realm) { $0.create(Dog.self, value: ["id": 4]) }
+        Fixture.writeElsewhere(realm) { Fixture.dog($0, 4).name = "new" }
         realm.refresh()
-        try realm.write { Fixture.dog(realm, 2).name = "doomed" }
-        try realm.write { realm.delete(Fixture.dog(realm, 2)) }
+        Fixture.writeElsewhere(realm) { Fixture.dog($0, 2).name = "doomed" }
+        Fixture.writeElsewhere(realm) { $0.delete(Fixture.dog($0, 2)) }
         realm.refresh()
         #expect(recorder.take() == [
             .initial([1, 2, 3]),
@@ -308,9 +321,9 @@ import Testing
         let recorder = Recorder()
         let token = realm.objects(Dog.self).sorted(byKeyPath: "age").observe(recorder.handle)
         realm.refresh()
-        try realm.write { Fixture.dog(realm, 5).age = 5 }
-        try realm.write { Fixture.dog(realm, 3).name = "changed" }
-        try realm.write { realm.create(Dog.self, value: ["id": 6, "age": 25]) }
+        Fixture.writeElsewhere(realm) { Fixture.dog($0, 5).age = 5 }
+        Fixture.writeElsewhere(realm) { Fixture.dog($0, 3).name = "changed" }
+        Fixture.writeElsewhere(realm) { $0.create(Dog.self, value: ["id": 6, "age": 25]) }
         realm.refresh()
         #expect(recorder.take() == [
             .initial([1, 2, 3, 4, 5]),
@@ -324,8 +337,8 @@ import Testing
         let realm = try Fixture.dogs(1...3)
         let recorder = Recorder()
         let token = realm.objects(Dog.self).observe(recorder.handle)
-        try realm.write { realm.create(Dog.self, value: ["id": 4]) }
-        try realm.write { realm.delete(Fixture.dog(realm, 1)) }
+        Fixture.writeElsewhere(realm) { $0.create(Dog.self, value: ["id": 4]) }
+        Fixture.writeElsewhere(realm) { $0.delete(Fixture.dog($0, 1)) }
         realm.refresh()
         #expect(recorder.take() == [.initial([2, 3, 4])])
         token.invalidate()

@@ -23,7 +23,7 @@ import Testing
         realm.beginWrite()
         realm.create(Dog.self, value: ["id": 10])
         try realm.commitWrite(withoutNotifying: [tokens[0]])
-        try realm.write { realm.create(Dog.self, value: ["id": 11]) }
+        Fixture.writeElsewhere(realm) { $0.create(Dog.self, value: ["id": 11]) }
         realm.refresh()
         #expect(recorders[0].take() == [.update(Array(0...11), deletions: [], insertions: [11], modifications: [])])
         #expect(recorders[1].take() == [.update(Array(0...11), deletions: [], insertions: [10, 11], modifications: [])])
@@ -52,7 +52,7 @@ import Testing
     func skippedDeletionShifts() throws {
         let (realm, _, recorders, tokens) = try Self.tenDogs()
         try realm.write(withoutNotifying: [tokens[0]]) { realm.delete(Fixture.dog(realm, 2)) }
-        try realm.write { Fixture.dog(realm, 5).name = "after" }
+        Fixture.writeElsewhere(realm) { Fixture.dog($0, 5).name = "after" }
         realm.refresh()
         let remaining = [0, 1, 3, 4, 5, 6, 7, 8, 9]
         #expect(recorders[0].take() == [.update(remaining, deletions: [], insertions: [], modifications: [4])])
