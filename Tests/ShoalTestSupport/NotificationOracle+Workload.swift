@@ -69,6 +69,56 @@ public enum OracleOp: Sendable, CustomStringConvertible {
     }
 }
 
+extension OracleState {
+    /// Applies an operation to the model, as ``OracleOp/apply(_:)`` applies
+    /// it to a Realm: deleting a dog removes it from every list, deleting a
+    /// person clears the owner of its dogs.
+    public mutating func apply(_ op: OracleOp) {
+        switch op {
+        case let .createDog(id, name, age, owner):
+            guard dogs[id] == nil else { return }
+            dogs[id] = DogRow(name: name, age: age, breed: "", tags: [], owner: owner.flatMap { people[$0] == nil ? nil : $0 })
+        case let .createPerson(id, name, city, members):
+            guard people[id] == nil else { return }
+            people[id] = PersonRow(name: name, city: city, dogs: Array(Set(members)).sorted().filter { dogs[$0] != nil })
+        case let .setDogName(id, value): dogs[id]?.name = value
+        case let .setDogAge(id, value): dogs[id]?.age = value
+        case let .setDogBreed(id, value): dogs[id]?.breed = value
+        case let .setDogOwner(id, value): dogs[id]?.owner = value.flatMap { people[$0] == nil ? nil : $0 }
+        case let .addTag(id, value): if let tags = dogs[id]?.tags, !tags.contains(value) { dogs[id]?.tags = (tags + [value]).sorted() }
+        case let .setPersonName(id, value): people[id]?.name = value
+        case let .setPersonCity(id, value): people[id]?.city = value
+        case let .deleteDog(id):
+            guard dogs.removeValue(forKey: id) != nil else { return }
+            for person in people.keys { people[person]?.dogs.removeAll { $0 == id } }
+        case let .deletePerson(id):
+            guard people.removeValue(forKey: id) != nil else { return }
+            for dog in dogs.keys where dogs[dog]?.owner == id { dogs[dog]?.owner = nil }
+        case let .append(p, d):
+            if let list = people[p]?.dogs, dogs[d] != nil, !list.contains(d) { people[p]?.dogs.append(d) }
+        case let .insert(p, d, at):
+            if let list = people[p]?.dogs, dogs[d] != nil, at <= list.count, !list.contains(d) { people[p]?.dogs.insert(d, at: at) }
+        case let .remove(p, at):
+            if let list = people[p]?.dogs, at < list.count { people[p]?.dogs.remove(at: at) }
+        case let .move(p, from, to):
+            if var list = people[p]?.dogs, from < list.count, to < list.count {
+                list.insert(list.remove(at: from), at: to)
+                people[p]?.dogs = list
+            }
+        case let .removeAll(p): people[p]?.dogs.removeAll()
+        }
+        rederive()
+    }
+
+    /// Recomputes the backlink maps from the forward links.
+    mutating func rederive() {
+        owners = [:]
+        owned = [:]
+        for (id, dog) in dogs { if let owner = dog.owner { owned[owner, default: []].insert(id) } }
+        for (id, person) in people { for dog in person.dogs { owners[dog, default: []].insert(id) } }
+    }
+}
+
 /// A transaction of the oracle's workload.
 public struct OracleTransaction: Sendable {
     public var ops: [OracleOp]

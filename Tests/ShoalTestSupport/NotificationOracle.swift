@@ -41,8 +41,7 @@ public struct OracleState: Sendable, Equatable {
         for person in realm.objects(Person.self) {
             state.people[person.id] = PersonRow(name: person.name, city: person.city, dogs: person.dogs.map(\.id))
         }
-        for (id, dog) in state.dogs { if let owner = dog.owner { state.owned[owner, default: []].insert(id) } }
-        for (id, person) in state.people { for dog in person.dogs { state.owners[dog, default: []].insert(id) } }
+        state.rederive()
         return state
     }
 

@@ -31,13 +31,13 @@ import Testing
         func apply<C: RealmCollection>(_ change: RealmCollectionChange<C>) where C.Element: IntIdentified {
             switch change {
             case .initial(let collection):
-                let now = collection.map(\.id)
+                let now = Recorder.ids(collection)
                 state.withLock { state in
                     if state.ids != nil { state.problems.append("\(label): a second .initial") }
                     state.ids = now
                 }
             case let .update(collection, deletions, insertions, modifications):
-                let now = collection.map(\.id)
+                let now = Recorder.ids(collection)
                 state.withLock { state in
                     state.updates += 1
                     guard let old = state.ids else { return state.problems.append("\(label): .update before .initial") }

@@ -27,6 +27,8 @@ import Testing
         var mayModify: Set<Int> = []
         var mayMove: Set<Int> = []
         var calls = 0
+        /// The transaction number of the last delivery (or registration).
+        var since = 0
 
         init(label: String, kind: OracleKind, keyPaths: [String]?, state: OracleState,
              fresh: @escaping (Realm) -> [Int], model: @escaping (OracleState) -> Set<Int>) {
@@ -48,6 +50,8 @@ import Testing
         var observers: [Observer] = []
         var problems: [String] = []
         var transaction = 0
+        /// One line per transaction, for failure messages.
+        var log: [String] = []
         var updates = 0
         var initials = 0
 
@@ -59,20 +63,31 @@ import Testing
         }
 
         func fail(_ observer: Observer, _ message: String) {
-            problems.append("seed \(seed), transaction \(transaction), \(observer.label): \(message)")
+            let window = log.filter { line in Int(line.prefix { $0 != ":" && $0 != " " }).map { $0 > observer.since } ?? false }
+            problems.append("seed \(seed), transaction \(transaction), \(observer.label): \(message)\n    since the last delivery:\n      "
+                + window.suffix(12).joined(separator: "\n      "))
         }
 
-        /// Records the changes of one commit as upper bounds for every observer.
-        func committed(from before: OracleState) {
+        /// Records the changes of one commit as upper bounds for every
+        /// observer: `steps` are the model's states before the transaction
+        /// and after each of its operations, so that a change undone within
+        /// the transaction (which Realm reports) is allowed too.
+        func committed(_ steps: [OracleState]) {
+            var pairs = zip(steps, steps.dropFirst()).map { ($0, $1) }
+            if let first = steps.first, let last = steps.last, steps.count > 2 { pairs.append((first, last)) }
             var mayByFilter: [String: Set<Int>] = [:]
             var touched: [OracleKind: Set<Int>] = [:]
             for observer in observers {
                 let key = "\(observer.kind)|\(observer.keyPaths?.joined(separator: ",") ?? "nil")"
                 if mayByFilter[key] == nil {
-                    mayByFilter[key] = OracleChanges.modified(observer.kind, keyPaths: observer.keyPaths, before: before, after: state, depth: 3, generous: true)
-                        .union(OracleChanges.modified(observer.kind, keyPaths: observer.keyPaths, before: before, after: state, depth: 3, generous: false))
+                    mayByFilter[key] = pairs.reduce(into: []) { may, pair in
+                        may.formUnion(OracleChanges.modified(observer.kind, keyPaths: observer.keyPaths, before: pair.0, after: pair.1, depth: 3, generous: true))
+                        may.formUnion(OracleChanges.modified(observer.kind, keyPaths: observer.keyPaths, before: pair.0, after: pair.1, depth: 3, generous: false))
+                    }
                 }
-                if touched[observer.kind] == nil { touched[observer.kind] = OracleChanges.touched(observer.kind, before: before, after: state) }
+                if touched[observer.kind] == nil {
+                    touched[observer.kind] = pairs.reduce(into: []) { $0.formUnion(OracleChanges.touched(observer.kind, before: $1.0, after: $1.1)) }
+                }
                 observer.mayModify.formUnion(mayByFilter[key]!)
                 observer.mayMove.formUnion(touched[observer.kind]!)
             }
@@ -89,14 +104,14 @@ import Testing
             case .initial(let collection):
                 initials += 1
                 if observer.delivered != nil { fail(observer, "a second .initial") }
-                if collection.map(\.id) != now { fail(observer, ".initial \(collection.map(\.id)) but the collection is \(now)") }
+                if Recorder.ids(collection) != now { fail(observer, ".initial \(Recorder.ids(collection)) but the collection is \(now)") }
             case let .update(collection, deletions, insertions, modifications):
                 updates += 1
                 guard let old = observer.delivered else {
                     fail(observer, "an .update before .initial")
                     break
                 }
-                if collection.map(\.id) != now { fail(observer, "the delivered collection \(collection.map(\.id)) is not the fresh one \(now)") }
+                if Recorder.ids(collection) != now { fail(observer, "the delivered collection \(Recorder.ids(collection)) is not the fresh one \(now)") }
                 let must = OracleChanges.modified(observer.kind, keyPaths: observer.keyPaths, before: observer.baseline, after: state, depth: 3, generous: false)
                 for problem in OracleCheck.problems(old: old, new: now, deletions: deletions, insertions: insertions, modifications: modifications,
                                                     mustModify: must, mayModify: observer.mayModify, mayMove: observer.mayMove) {
@@ -106,6 +121,7 @@ import Testing
                 fail(observer, "unexpected .error \(error)")
             }
             observer.delivered = now
+            observer.since = transaction
             observer.baseline = state
             observer.mayModify = []
             observer.mayMove = []
@@ -208,6 +224,7 @@ import Testing
                                 model: { $0.owners[id] ?? [] })
             observer.token = dog.owners.observe(keyPaths: keyPaths) { [unowned run, unowned observer] in run.deliver(observer, $0) }
         }
+        observer.since = run.transaction
         return observer
     }
 
@@ -224,7 +241,6 @@ import Testing
         realm.refresh()
         let run = Run(realm: realm, seed: seed, state: initialState, workload: workload)
         for _ in 0..<12 { run.observers.append(Self.makeObserver(run)) }
-        var log: [String] = []
         for number in 1...1000 {
             run.transaction = number
             if number % 100 == 0 {
@@ -235,10 +251,21 @@ import Testing
                 }
             }
             let transaction = run.workload.transaction(run.state)
-            log.append("\(number)\(transaction.cancel ? " (cancelled)" : ""): \(transaction.ops.map(\.description).joined(separator: "; "))")
-            let before = run.state
+            run.log.append("\(number)\(transaction.cancel ? " (cancelled)" : ""): \(transaction.ops.map(\.description).joined(separator: "; "))")
+            var steps = [run.state]
+            if !transaction.cancel {
+                for op in transaction.ops {
+                    var next = steps[steps.count - 1]
+                    next.apply(op)
+                    steps.append(next)
+                }
+            }
             run.state = writer.perform(transaction)
-            run.committed(from: before)
+            if run.state != steps.last {
+                run.problems.append("seed \(seed), transaction \(number): the Realm's state after it differs from the model's")
+                steps.append(run.state)
+            }
+            run.committed(steps)
             let point = run.workload.int(100)
             guard point < 40 || number == 1000 else { continue }
             let calls = Dictionary(uniqueKeysWithValues: run.observers.map { (ObjectIdentifier($0), $0.calls) })
@@ -252,7 +279,7 @@ import Testing
             if run.problems.count > 20 { break }
         }
         for observer in run.observers { observer.token?.invalidate() }
-        #expect(run.problems.isEmpty, "seed \(seed):\n\(run.problems.prefix(20).joined(separator: "\n"))\nlast transactions:\n\(log.suffix(8).joined(separator: "\n"))")
+        #expect(run.problems.isEmpty, "seed \(seed):\n\(run.problems.prefix(20).joined(separator: "\n"))")
         #expect(run.updates > 300, "seed \(seed): only \(run.updates) updates were checked")
         #expect(run.initials >= 12)
     }
