@@ -120,7 +120,7 @@ import Testing
         }
         let sink = Sink()
         tokens.append(await realm.objects(Dog.self).observe(on: sink) { sink, change in sink.apply(change) })
-        let final = await Self.write(name, threads: 4, transactions: 150)
+        let final = await Self.write(name, threads: 4, transactions: 400)
         let expectedAll = Set(final.keys), expectedOld = Set(final.filter { $0.value >= 50 }.keys)
         let reached = await Self.eventually(30) {
             Set(all.ids ?? []) == expectedAll && Set(old.ids ?? []) == expectedOld

@@ -315,6 +315,26 @@ import Testing
         token.invalidate()
     }
 
+    @Test("an object leaving a filter and coming back changed, across coalesced commits, is reported", arguments: [nil, "age"] as [String?])
+    func leaveAndReenter(sort: String?) throws {
+        let realm = try Fixture.dogs(1...3) { $0 + 1 }
+        var results = realm.objects(Dog.self).filter("age >= 2 AND age <= 4")
+        if let sort { results = results.sorted(byKeyPath: sort) }
+        let recorder = Recorder()
+        let token = results.observe(recorder.handle)
+        realm.refresh()
+        Fixture.writeElsewhere(realm) { Fixture.dog($0, 2).age = 1 }
+        Fixture.writeElsewhere(realm) { Fixture.dog($0, 2).age = 4 }
+        realm.refresh()
+        // Dog 2 (age 3 → 1 → 4) is in the result before and after, changed:
+        // a modification (Shoal's baseline) or a delete + insert (Realm's merge).
+        let events = recorder.take()
+        let asModification = CollectionEvent.update([1, 2, 3], deletions: [], insertions: [], modifications: [1])
+        let asMove = CollectionEvent.update([1, 2, 3], deletions: [1], insertions: [1], modifications: [])
+        #expect(events == [.initial([1, 2, 3]), asModification] || events == [.initial([1, 2, 3]), asMove], "\(events)")
+        token.invalidate()
+    }
+
     @Test("coalescing a sorted result: a move in one commit and a modification in the next")
     func coalescingSorted() throws {
         let realm = try Fixture.dogs(1...5) { $0 * 10 }
