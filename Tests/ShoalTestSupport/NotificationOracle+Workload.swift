@@ -124,6 +124,8 @@ public struct OracleTransaction: Sendable {
     public var ops: [OracleOp]
     /// Cancel instead of committing.
     public var cancel = false
+    /// Read the Realm's state after the transaction (to check the model against it).
+    public var capture = true
 
     public init(ops: [OracleOp], cancel: Bool = false) {
         self.ops = ops
@@ -218,7 +220,7 @@ public final class OracleWriter: @unchecked Sendable {
     // Safe because: `pending`, `result` and `stopping` are only touched under `condition`.
     private let condition = NSCondition()
     private var pending: OracleTransaction?
-    private var result: OracleState?
+    private var result: OracleState??
     private var stopping = false
 
     /// Starts the thread on the in-memory Realm named `name` (``makeRealm(_:types:)``).
@@ -227,8 +229,9 @@ public final class OracleWriter: @unchecked Sendable {
         thread.start()
     }
 
-    /// Runs a transaction and returns the state after it.
-    public func perform(_ transaction: OracleTransaction) -> OracleState {
+    /// Runs a transaction and returns the state after it, if it asks for it.
+    @discardableResult
+    public func perform(_ transaction: OracleTransaction) -> OracleState? {
         condition.lock()
         defer { condition.unlock() }
         pending = transaction
@@ -257,7 +260,7 @@ public final class OracleWriter: @unchecked Sendable {
             realm.beginWrite()
             for op in transaction.ops { op.apply(realm) }
             if transaction.cancel { realm.cancelWrite() } else { try! realm.commitWrite() }
-            let state = OracleState.capture(realm)
+            let state = transaction.capture ? OracleState.capture(realm) : nil
             condition.lock()
             result = state
             condition.broadcast()

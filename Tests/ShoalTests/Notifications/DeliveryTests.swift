@@ -202,13 +202,13 @@ import Testing
         let realm = try Fixture.dogs(1...5) { $0 * 10 }
         var sets: [CollectionChangeSet] = []
         var initial: [Int] = []
-        let token = realm.objects(Dog.self).sorted(byKeyPath: "age").observe(detailed: { change in
+        let token = realm.objects(Dog.self).sorted(byKeyPath: "age").observeDetailed { change in
             switch change {
             case .initial(let dogs): initial = dogs.map(\.id)
             case .update(_, let set): sets.append(set)
             case .error(let error): Issue.record("\(error)")
             }
-        })
+        }
         realm.refresh()
         try realm.write {
             realm.delete(Fixture.dog(realm, 1))

@@ -237,7 +237,7 @@ import Testing
         defer { writer.stop() }
         var workload = OracleWorkload(seed: seed)
         let populate = workload.populate(dogs: 20, people: 5)
-        let initialState = writer.perform(populate)
+        guard let initialState = writer.perform(populate) else { return }
         realm.refresh()
         let run = Run(realm: realm, seed: seed, state: initialState, workload: workload)
         for _ in 0..<12 { run.observers.append(Self.makeObserver(run)) }
@@ -250,7 +250,8 @@ import Testing
                     run.observers[index] = Self.makeObserver(run)
                 }
             }
-            let transaction = run.workload.transaction(run.state)
+            var transaction = run.workload.transaction(run.state)
+            transaction.capture = number % 10 == 0
             run.log.append("\(number)\(transaction.cancel ? " (cancelled)" : ""): \(transaction.ops.map(\.description).joined(separator: "; "))")
             var steps = [run.state]
             if !transaction.cancel {
@@ -260,10 +261,11 @@ import Testing
                     steps.append(next)
                 }
             }
-            run.state = writer.perform(transaction)
-            if run.state != steps.last {
+            run.state = steps[steps.count - 1]
+            if let captured = writer.perform(transaction), captured != run.state {
                 run.problems.append("seed \(seed), transaction \(number): the Realm's state after it differs from the model's")
-                steps.append(run.state)
+                run.state = captured
+                steps.append(captured)
             }
             run.committed(steps)
             let point = run.workload.int(100)
