@@ -23,6 +23,9 @@ enum CollectionEvent: Equatable, CustomStringConvertible {
         case .error(let message): ".error(\(message))"
         }
     }
+
+    /// The message of an `.error`; `nil` for other events.
+    var errorMessage: String? { if case .error(let message) = self { message } else { nil } }
 }
 
 /// Records every change delivered to the collection observers it is
@@ -68,6 +71,9 @@ enum ObjectEvent: Equatable, CustomStringConvertible {
         case .error(let message): ".error(\(message))"
         }
     }
+
+    /// The message of an `.error`; `nil` for other events.
+    var errorMessage: String? { if case .error(let message) = self { message } else { nil } }
 }
 
 /// Records every change delivered to the observers of `T` objects it is
@@ -160,6 +166,16 @@ enum Fixture {
             done.signal()
         }
         done.wait()
+    }
+
+    /// Checks that a token's callbacks were exactly one `.error` (given as
+    /// the events' error messages, `nil` for other events) naming the
+    /// property and class as Realm's message does.
+    static func expectInvalidKeyPath(_ messages: [String?], property: String, className: String,
+                                     sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(messages.count == 1, "\(messages)", sourceLocation: sourceLocation)
+        let expected = "Invalid property name: property '\(property)' not found in object of type '\(className)'"
+        #expect(messages.first??.contains(expected) == true, "\(messages)", sourceLocation: sourceLocation)
     }
 
     /// The dog with the given id.

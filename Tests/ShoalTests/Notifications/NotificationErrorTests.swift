@@ -19,14 +19,8 @@ import Testing
         realm.refresh()
         try realm.write { realm.create(Dog.self, value: ["id": 3]) }
         realm.refresh()
-        #expect(top.events.count == 1)
-        #expect(nested.events.count == 1)
-        guard case .error(let topMessage) = top.events.first, case .error(let nestedMessage) = nested.events.first else {
-            Issue.record("expected .error, got \(top.events) and \(nested.events)")
-            return
-        }
-        #expect(topMessage.contains("Invalid property name: property 'colour' not found in object of type 'Dog'"))
-        #expect(nestedMessage.contains("Invalid property name: property 'nope' not found in object of type 'Person'"))
+        Fixture.expectInvalidKeyPath(top.events.map(\.errorMessage), property: "colour", className: "Dog")
+        Fixture.expectInvalidKeyPath(nested.events.map(\.errorMessage), property: "nope", className: "Person")
         tokens.forEach { $0.invalidate() }
     }
 
