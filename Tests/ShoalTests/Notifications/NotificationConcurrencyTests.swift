@@ -120,9 +120,10 @@ import Testing
         }
         let sink = Sink()
         tokens.append(await realm.objects(Dog.self).observe(on: sink) { sink, change in sink.apply(change) })
-        // Every observer has its .initial before the writers start, so each sees updates.
-        let registered = await Self.eventually(30) { [all, old, stream, sink.tracker].allSatisfy { $0.ids != nil } }
-        #expect(registered, "an observer got no .initial callback")
+        // Every observer has its initial state before the writers start, so
+        // that each sees updates (a late first delivery shows the final state).
+        let started = await Self.eventually(30) { [all, old, stream, sink.tracker].allSatisfy { $0.ids != nil } }
+        #expect(started)
         let final = await Self.write(name, threads: 4, transactions: 400)
         let expectedAll = Set(final.keys), expectedOld = Set(final.filter { $0.value >= 50 }.keys)
         let reached = await Self.eventually(30) {
