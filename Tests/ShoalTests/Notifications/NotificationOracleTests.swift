@@ -152,7 +152,10 @@ import Testing
         defer { run.workload = w }
         let state = run.state, realm = run.realm
         let name = w.pick(OracleWorkload.names), city = w.pick(OracleWorkload.cities), age = w.int(8)
-        let people = state.people.keys.sorted(), dogs = state.dogs.keys.sorted()
+        // Owners are picked among the objects this thread's Realm already has
+        // (it may be behind the model until its next delivery).
+        let people = state.people.keys.sorted().filter { realm.object(ofType: Person.self, forPrimaryKey: $0) != nil }
+        let dogs = state.dogs.keys.sorted().filter { realm.object(ofType: Dog.self, forPrimaryKey: $0) != nil }
         let choice = w.int(10)
         let observer: Observer
         if choice < 4 || people.isEmpty || dogs.isEmpty {
