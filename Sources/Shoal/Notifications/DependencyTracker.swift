@@ -196,9 +196,9 @@ final class DependencyTracker: @unchecked Sendable {
                 // (Feeding and registering under the coordinator's lock leaves no gap.)
                 guard notifier.version < entry.version else { continue }
                 guard let output = notifier.process(digest, candidates: candidates),
-                    !(entry.skipping.contains(id) && isNone(sub.pending))
+                    !(entry.skipping.contains(id) && isNone(sub.pending)),
+                    sub.merge(output, digest: digest, filter: notifier.filter)
                 else { continue }
-                sub.merge(output, digest: digest, filter: notifier.filter)
                 woken[id] = sub
             }
             s.snapshot = entry.after
@@ -222,6 +222,9 @@ final class DependencyTracker: @unchecked Sendable {
             case .mailbox(let m): mailboxes[ObjectIdentifier(m)] = m
             case .pull(let signal): signal()
             }
+        }
+        state.withLock { _ in
+            for sub in subscriptions { if case .mailbox(let m) = sub.target { m.ready.insert(sub.id) } }
         }
         for mailbox in mailboxes.values {
             guard let wake = mailbox.wake else { continue }
@@ -265,9 +268,16 @@ final class DependencyTracker: @unchecked Sendable {
         state.withLock { s in
             mailbox.wakeScheduled = false
             var out: [(Subscription, Delivery)] = []
-            for sub in mailbox.subscriptions.values.sorted(by: { $0.id < $1.id }) {
+            var notYet = Set<Int>()
+            for id in mailbox.ready.sorted() {
+                guard let sub = mailbox.subscriptions[id] else { continue }
+                guard sub.readyVersion <= s.snapshot.version else {
+                    notYet.insert(id)
+                    continue
+                }
                 if let delivery = take(sub, at: s.snapshot) { out.append((sub, delivery)) }
             }
+            mailbox.ready = notYet
             return (s.snapshot, out)
         }
     }

@@ -84,15 +84,17 @@ final class Subscription: @unchecked Sendable {
 
     // MARK: Merging (worker, under the state lock)
 
-    /// Merges one commit's output into the pending changes.
-    func merge(_ output: NotifierOutput, digest: ChangeDigest, filter: ModificationFilter) {
+    /// Merges one commit's output into the pending changes; returns whether
+    /// anything became pending (a change outside the filter leaves nothing).
+    @discardableResult
+    func merge(_ output: NotifierOutput, digest: ChangeDigest, filter: ModificationFilter) -> Bool {
         switch output {
         case .order(let change, let objects, let rootDeleted):
             let modified = Set(objects.filter { digest.isModified($0.value, by: filter) }.keys)
             var change = change
             change.kept = change.kept.filter { modified.contains($0.key) || change.replaced.contains($0.key) }
-            guard !change.isEmpty || rootDeleted else { return }
-            guard let order = (notifier as? OrderNotifier)?.order else { return }
+            guard !change.isEmpty || rootDeleted else { return false }
+            guard let order = (notifier as? OrderNotifier)?.order else { return false }
             switch pending {
             case .none:
                 pending = .order(change, modified: modified, rootDeleted: rootDeleted)
@@ -105,18 +107,19 @@ final class Subscription: @unchecked Sendable {
             case .coalesced(let baseline, let touched, let m, let r, let root):
                 pending = .coalesced(baseline: baseline, touched: touched.union(change.touchedIDs), modified: m.union(modified),
                     replaced: r.union(change.replaced), rootDeleted: root || rootDeleted)
-            default: break
+            default: return false
             }
+            return true
         case .object(let deleted):
-            guard let link = (notifier as? ObjectNotifier)?.object else { return }
+            guard let link = (notifier as? ObjectNotifier)?.object else { return false }
             if deleted {
                 pending = .object(deleted: true, properties: [], old: [:])
-                return
+                return true
             }
             let changed = digest.changedRootProperties(link, by: filter)
             var (properties, old): ([Int], [Int: Value]) = ([], [:])
             if case .object(let d, let p, let o) = pending {
-                if d { return }
+                if d { return false }
                 (properties, old) = (p, o)
             }
             let schema = digest.before.schema[link.table]
@@ -127,12 +130,14 @@ final class Subscription: @unchecked Sendable {
                 }
             }
             pending = .object(deleted: false, properties: properties.sorted(), old: old)
+            return !changed.isEmpty
         case .map(let before, let modified, let rootDeleted):
             if case .map(let baseline, let m, let root) = pending {
                 pending = .map(baseline: baseline, modified: m.union(modified), rootDeleted: root || rootDeleted)
             } else {
                 pending = .map(baseline: before, modified: modified, rootDeleted: rootDeleted)
             }
+            return true
         }
     }
 
@@ -179,9 +184,12 @@ extension OrderChange {
 /// A Realm instance's deliveries: the subscriptions delivered by draining
 /// it, and how to wake the instance's thread or queue when changes arrive.
 final class Mailbox: @unchecked Sendable {
-    // Safe because: `subscriptions` and `wakeScheduled` are guarded by the
+    // Safe because: `subscriptions`, `ready` and `wakeScheduled` are guarded by the
     // tracker's state lock; `wake` is immutable.
     var subscriptions: [Int: Subscription] = [:]
+    /// The subscriptions that may have something to deliver: a delivery
+    /// visits only these, not every subscription of the mailbox.
+    var ready: Set<Int> = []
     var wakeScheduled = false
     /// Schedules a drain on the instance's queue or run loop; `nil` for a
     /// thread that drains only on `refresh()` and `beginWrite()`.

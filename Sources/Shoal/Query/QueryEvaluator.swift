@@ -133,28 +133,30 @@ struct QueryEvaluator {
             default: return
             }
         }
-        let table = snapshot.tables[link.table.index]
+        // Fields are read through the snapshot's accessors, which read the
+        // table in place: copying `Table` retains every column and index.
+        let (t, k) = (link.table, link.key)
         switch step {
         case .property(let property):
-            walk(rest, table.scalars[property.index][link.key.slot], &out)
+            walk(rest, snapshot.value(t, k, property.index), &out)
         case .elements(let property, let kind):
             if kind == .list {
-                for element in table.lists[property.index]?[link.key.slot] ?? [] { walk(rest, element, &out) }
+                for element in snapshot.list(t, k, property.index) { walk(rest, element, &out) }
             } else {
-                for element in table.sets[property.index]?[link.key.slot] ?? [] { walk(rest, element, &out) }
+                for element in snapshot.set(t, k, property.index) { walk(rest, element, &out) }
             }
         case .mapValues(let property):
-            for element in (table.maps[property.index]?[link.key.slot] ?? [:]).values { walk(rest, element, &out) }
+            for element in snapshot.map(t, k, property.index).values { walk(rest, element, &out) }
         case .mapKeys(let property):
-            for key in (table.maps[property.index]?[link.key.slot] ?? [:]).keys { walk(rest, .string(key), &out) }
+            for key in snapshot.map(t, k, property.index).keys { walk(rest, .string(key), &out) }
         case .mapValue(let property, let key):
-            walk(rest, table.maps[property.index]?[link.key.slot][key] ?? .null, &out)
+            walk(rest, snapshot.map(t, k, property.index)[key] ?? .null, &out)
         case .backlinks(let origin, let property):
-            for backlink in table.backlinks[link.key.slot] where backlink.origin == origin && backlink.property == property {
-                walk(rest, .link(Link(table: origin, key: backlink.key)), &out)
+            for key in snapshot.backlinks(t, k, origin: origin, property: property) {
+                walk(rest, .link(Link(table: origin, key: key)), &out)
             }
         case .allBacklinks:
-            for backlink in table.backlinks[link.key.slot] {
+            for backlink in snapshot.withTable(t, { $0.pointee.backlinks[k.slot] }) {
                 walk(rest, .link(Link(table: backlink.origin, key: backlink.key)), &out)
             }
         }
