@@ -482,6 +482,10 @@ for row in rows {
     let better = row.higherIsBetter ? ratio > 1 : ratio < 1
     print("| \(row.workload) | \(row.metric) | \(fmt(row.shoal)) | \(fmt(row.grdb)) | \(String(format: "%.2f", ratio)) | \(better ? "✓" : "") |")
 }
+if !sampleLines.isEmpty {
+    print("\nSamples (an engine stops a configuration after --notify-budget seconds):\n")
+    for line in sampleLines { print("- " + line) }
+}
 if !targetLines.isEmpty {
     print("\nShoal against issue #13's targets (same run):\n")
     for line in targetLines { print("- " + line) }
