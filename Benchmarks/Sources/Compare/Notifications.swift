@@ -109,12 +109,14 @@ func wallPerCommit(_ samples: [NotifySample]) -> Double {
     for k in options.observers where k <= data.people.count {
         log("W4 latency: \(k) observers on \(data.dogs.count) dogs, \(plan.perBlock * plan.blocks) commits to owner 0's dogs, \(plan.blocks) alternating blocks")
         var stores: [String: (store: any ObservedStore, probe: Probe)] = [:]
+        var registration: [String: UInt64] = [:]
         for engine in engines {
             let store = try engine.makeObserved(data)
             let probe = Probe(awaiting: 0)
             let ns = try Measure.time { try store.observeOwners(0..<k, nameOnly: false) { owner, changed in probe.hit(owner, changed: changed) } }.ns
             log("  \(engine.name): \(k) observers registered, initial callbacks delivered, in \(fmt(micros(ns) / 1000)) ms")
             stores[engine.name] = (store, probe)
+            registration[engine.name] = ns
         }
         var next: [String: Int] = [:]
         var budget = Budget()
@@ -140,6 +142,8 @@ func wallPerCommit(_ samples: [NotifySample]) -> Double {
         let sCalls = samples.shoal.flatMap(\.commitCalls), gCalls = samples.grdb.flatMap(\.commitCalls)
         record(name, "commit call p50 µs", shoal: micros(Measure.median(sCalls)), grdb: micros(Measure.median(gCalls)), higherIsBetter: false)
         record(name, "CPU µs/commit (all threads)", shoal: cpuPerCommit(samples.shoal), grdb: cpuPerCommit(samples.grdb), higherIsBetter: false)
+        record(name, "registering, to the last initial callback, ms", shoal: micros(registration["Shoal"]!) / 1000,
+               grdb: micros(registration["GRDB"]!) / 1000, higherIsBetter: false)
         shoalP50[k] = micros(Measure.quantile(samples.shoal.flatMap(\.latencies), 0.5))
     }
     if let top = shoalP50.keys.max(), let p50 = shoalP50[top] {
