@@ -61,7 +61,7 @@ final class InitialCallbacks: @unchecked Sendable {
     }
 
     /// Waits until every initial callback arrived, or fails after `seconds`.
-    func wait(_ what: String, seconds: Int = 600) {
+    func wait(_ what: String, seconds: Int = 7_200) {
         if done.wait(timeout: .now() + .seconds(seconds)) == .timedOut {
             lock.wait()
             let left = remaining
