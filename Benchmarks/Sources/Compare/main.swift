@@ -478,9 +478,10 @@ Ratio = Shoal ÷ GRDB of the metric; ✓ marks where Shoal is better.
 |---|---|---:|---:|---:|---|
 """)
 for row in rows {
-    let ratio = row.grdb == 0 ? 0 : row.shoal / row.grdb
-    let better = row.higherIsBetter ? ratio > 1 : ratio < 1
-    print("| \(row.workload) | \(row.metric) | \(fmt(row.shoal)) | \(fmt(row.grdb)) | \(String(format: "%.2f", ratio)) | \(better ? "✓" : "") |")
+    // A zero GRDB figure (W8's callbacks) has no ratio.
+    let ratio = row.grdb == 0 ? nil : row.shoal / row.grdb
+    let better = ratio.map { row.higherIsBetter ? $0 > 1 : $0 < 1 } ?? false
+    print("| \(row.workload) | \(row.metric) | \(fmt(row.shoal)) | \(fmt(row.grdb)) | \(ratio.map { String(format: "%.2f", $0) } ?? "-") | \(better ? "✓" : "") |")
 }
 if !sampleLines.isEmpty {
     print("\nSamples (an engine stops a configuration after --notify-budget seconds):\n")
