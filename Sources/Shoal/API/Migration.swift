@@ -220,19 +220,6 @@ public final class MigrationObject {
     }
 
     private func box(_ value: Value) -> Any? {
-        switch value {
-        case .null: nil
-        case .bool(let v): v
-        case .int(let v): Int(v)
-        case .float(let v): v
-        case .double(let v): v
-        case .string(let v): v
-        case .data(let v): v
-        case .date(let v): v
-        case .objectId(let v): v
-        case .decimal(let v): v
-        case .uuid(let v): v
-        case .link(let l): MigrationObject(migration: migration, table: l.table, key: l.key, isOld: isOld)
-        }
+        value.boxed { MigrationObject(migration: migration, table: $0.table, key: $0.key, isOld: isOld) }
     }
 }

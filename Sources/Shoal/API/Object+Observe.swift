@@ -79,7 +79,14 @@ extension Object {
 extension RealmInstance {
     /// A stored value as a Swift value: objects as accessors of this instance.
     func boxed(_ value: Value) -> Any? {
-        switch value {
+        value.boxed { isAlive($0.table, $0.key) ? accessor($0) : nil }
+    }
+}
+
+extension Value {
+    /// The value as a Swift value (`Int` for integers), links as `link` makes them.
+    func boxed(link: (Link) -> Any?) -> Any? {
+        switch self {
         case .null: nil
         case .bool(let v): v
         case .int(let v): Int(v)
@@ -91,7 +98,7 @@ extension RealmInstance {
         case .objectId(let v): v
         case .decimal(let v): v
         case .uuid(let v): v
-        case .link(let l): isAlive(l.table, l.key) ? accessor(l) : nil
+        case .link(let l): link(l)
         }
     }
 }

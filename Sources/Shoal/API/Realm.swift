@@ -91,16 +91,7 @@ public struct Realm: @unchecked Sendable {
     ///   `writeOnReadOnlyRealm`, `alreadyInWriteTransaction`, `commitFailed`.
     @discardableResult
     public func write<Result>(_ block: () throws -> Result) throws -> Result {
-        try instance.beginWrite()
-        let result: Result
-        do {
-            result = try block()
-        } catch {
-            if instance.transaction != nil { instance.cancelWrite() }
-            throw error
-        }
-        if instance.transaction != nil { try instance.commitWrite() }
-        return result
+        try write(withoutNotifying: [], block)
     }
 
     /// Begins a write transaction, first moving to the latest version.

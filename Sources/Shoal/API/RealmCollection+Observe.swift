@@ -62,12 +62,12 @@ extension RealmCollection {
     /// Otherwise as ``observe(keyPaths:on:_:)``.
     ///
     /// ```swift
-    /// let token = dogs.sorted(byKeyPath: "age").observe(detailed: { change in
+    /// let token = dogs.sorted(byKeyPath: "age").observeDetailed { change in
     ///     if case .update(_, let changes) = change { print(changes.moves) }
     /// })
     /// ```
-    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
-        detailed block: @escaping (DetailedCollectionChange<Self>) -> Void) -> NotificationToken
+    public func observeDetailed(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+        _ block: @escaping (DetailedCollectionChange<Self>) -> Void) -> NotificationToken
     {
         observeDeliveries(keyPaths: keyPaths, on: queue) { collection, delivery in
             switch delivery {

@@ -23,7 +23,7 @@
 /// delivered, `insertions` in the new one; every array is ascending. An
 /// element that moved is a deletion plus an insertion (never also a
 /// modification). ``CollectionChangeSet``, through
-/// `observe(keyPaths:on:detailed:)`, adds moves and the modifications' new
+/// `observeDetailed(keyPaths:on:_:)`, adds moves and the modifications' new
 /// indices.
 public enum RealmCollectionChange<CollectionType> {
     /// The first callback: the collection as it is when observation starts.
@@ -38,7 +38,7 @@ public enum RealmCollectionChange<CollectionType> {
 /// that animate moves. Shoal's addition to Realm's API.
 ///
 /// ```swift
-/// let token = dogs.observe(detailed: { change in
+/// let token = dogs.observeDetailed { change in
 ///     guard case .update(_, let changes) = change else { return }
 ///     for move in changes.moves { tableView.moveRow(at: [0, move.from], to: [0, move.to]) }
 /// })

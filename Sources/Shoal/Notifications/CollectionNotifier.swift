@@ -23,16 +23,7 @@ final class CollectionNotifier: OrderNotifier {
     override var anchor: NotifierAnchor { .object(owner) }
 
     override func dependencies(schema: Schema) -> Dependencies {
-        var d = Dependencies()
-        d.columns.insert(.property(property))
-        if let elementTable {
-            d.edges.append(.backlinks(from: elementTable, origin: owner.table, property: property))
-            var inner = Dependencies()
-            inner.add(filter, root: elementTable, schema: schema)
-            d.edges += inner.edges
-            d.maxHops = inner.maxHops + 1
-        }
-        return d
+        .collection(owner, property: property, elements: elementTable, filter: filter, schema: schema)
     }
 
     override func process(_ digest: ChangeDigest, candidates: Set<ObjectKey>) -> NotifierOutput? {

@@ -108,6 +108,22 @@ struct Dependencies: Sendable {
         }
     }
 
+    /// What a collection property of one object depends on: the property
+    /// itself, and its elements' changes under `filter`, one hop further
+    /// (through the elements' backlinks to the owner).
+    static func collection(_ owner: Link, property: Int, elements: TableKey?, filter: ModificationFilter, schema: Schema) -> Dependencies {
+        var d = Dependencies()
+        d.columns.insert(.property(property))
+        if let elements {
+            d.edges.append(.backlinks(from: elements, origin: owner.table, property: property))
+            var inner = Dependencies()
+            inner.add(filter, root: elements, schema: schema)
+            d.edges += inner.edges
+            d.maxHops = inner.maxHops + 1
+        }
+        return d
+    }
+
     mutating func add(_ filter: ModificationFilter, root: TableKey, schema: Schema) {
         switch filter {
         case .shallow: anyColumn = true

@@ -45,16 +45,7 @@ final class MapNotifier: Notifier {
     override var anchor: NotifierAnchor { .object(owner) }
 
     override func dependencies(schema: Schema) -> Dependencies {
-        var d = Dependencies()
-        d.columns.insert(.property(property))
-        if let valueTable {
-            d.edges.append(.backlinks(from: valueTable, origin: owner.table, property: property))
-            var inner = Dependencies()
-            inner.add(filter, root: valueTable, schema: schema)
-            d.edges += inner.edges
-            d.maxHops = inner.maxHops + 1
-        }
-        return d
+        .collection(owner, property: property, elements: valueTable, filter: filter, schema: schema)
     }
 
     override func process(_ digest: ChangeDigest, candidates: Set<ObjectKey>) -> NotifierOutput? {
