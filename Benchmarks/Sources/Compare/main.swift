@@ -5,6 +5,8 @@
 //
 //   swift run -c release compare [--dogs N] [--commits M] [--lookups L]
 //       [--queries Q] [--rounds R] [--reopen-dogs N] [--only W1,W2,...]
+//       [--observers 1,100,1000,10000] [--sorted-dogs 10000,100000]
+//       [--filtered-observers K] [--notify-commits C] [--notify-budget S]
 import Foundation
 import Workloads
 
@@ -27,6 +29,17 @@ struct Options {
     /// Profiling W6: a store to reopen; populated only if it does not exist
     /// yet, so that a profiler can watch a process that only reopens.
     var store: String? = nil
+    /// W4: the numbers of observers, one run each.
+    var observers = [1, 100, 1_000, 10_000]
+    /// W5: the numbers of dogs, one run each.
+    var sortedDogs = [10_000, 100_000]
+    /// W8: observers filtered to `name`.
+    var filteredObservers = 1_000
+    /// W4, W5, W8: commits per configuration and engine.
+    var notifyCommits = 1_000
+    /// W4, W5, W8: seconds an engine may spend on one configuration's
+    /// commits before it stops with fewer samples.
+    var notifyBudget = 15
 
     init(_ arguments: [String]) {
         var it = arguments.dropFirst().makeIterator()
@@ -36,6 +49,11 @@ struct Options {
                     fatalError("\(flag) needs a number")
                 }
                 return v
+            }
+            func ints() -> [Int] {
+                let list = (it.next() ?? "").split(separator: ",").compactMap { Int($0.replacingOccurrences(of: "_", with: "")) }
+                guard !list.isEmpty else { fatalError("\(flag) needs a comma-separated list of numbers") }
+                return list
             }
             switch flag {
             case "--dogs": dogs = int()
@@ -49,13 +67,22 @@ struct Options {
             case "--engine": engine = it.next() ?? "Shoal"
             case "--seconds": seconds = int()
             case "--store": store = it.next()
+            case "--observers": observers = ints()
+            case "--sorted-dogs": sortedDogs = ints()
+            case "--filtered-observers": filteredObservers = int()
+            case "--notify-commits": notifyCommits = int()
+            case "--notify-budget": notifyBudget = int()
             case "--only": only = Set((it.next() ?? "").split(separator: ",").map { String($0).uppercased() })
             case "-h", "--help":
                 print("""
-                    usage: compare [--dogs N] [--commits M] [--lookups L] [--queries Q] [--rounds R] [--reopen-dogs N] [--history-commits H] [--only W1,W2,W3,W6,W9,W10]
-                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|W3.pk-range|W6.reopen[-compacted|-history]|... [--engine Shoal|GRDB] [--seconds S] [--store PATH]
+                    usage: compare [--dogs N] [--commits M] [--lookups L] [--queries Q] [--rounds R] [--reopen-dogs N] [--history-commits H] [--only W1,W2,W3,W4,W5,W6,W8,W9,W10]
+                                   [--observers 1,100,1000,10000] [--sorted-dogs 10000,100000] [--filtered-observers K]
+                                   [--notify-commits C] [--notify-budget S]
+                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|W3.pk-range|W6.reopen[-compacted|-history]|W4.latency|W5.sorted|W8.keypath-filter|...
+                                   [--engine Shoal|GRDB] [--seconds S] [--store PATH]
                              (one engine's workload in a loop, for perf record; W6 with --store reopens PATH,
-                              populating it only if it does not exist)
+                              populating it only if it does not exist; W4 with the largest --observers,
+                              W5 with the largest --sorted-dogs, 100 commits per iteration)
                     """)
                 exit(0)
             default: fatalError("unknown option \(flag)")
@@ -187,7 +214,10 @@ if let name = options.profile {
             if options.store == nil { Disk.remove(path) }
         }
     default:
-        fatalError("unknown workload \(name)")
+        guard let profile = try notificationProfile(name, engine: engine, data: data) else {
+            fatalError("unknown workload \(name)")
+        }
+        (body, cleanup) = profile
     }
     log("profiling \(engine.name) \(name) for \(options.seconds) s (pid \(getpid()))")
     let deadline = Measure.now() + UInt64(options.seconds) * 1_000_000_000
@@ -425,6 +455,10 @@ if options.runs("W6") || options.runs("W10") {
     }
 }
 
+if options.runs("W4") { try runW4(data) }
+if options.runs("W5") { try runW5(data) }
+if options.runs("W8") { try runW8(data) }
+
 // MARK: Table
 
 let date = ISO8601DateFormatter().string(from: Date())
@@ -434,7 +468,9 @@ print("""
 
 \(date), host \(hostname), \(cpus) CPUs; N = \(options.dogs) dogs, M = \(options.commits) commits, \
 \(options.lookups) lookups, \(options.queries) queries, \(options.rounds) rounds (medians); \
-reopen N = \(options.reopenDogs). Total run \(fmt(seconds(Measure.now() - start))) s.
+reopen N = \(options.reopenDogs); notifications (W4/W5/W8): \(options.notifyCommits) commits per configuration \
+and engine, at most \(options.notifyBudget) s each, W4 K = \(options.observers.map(String.init).joined(separator: "/")), \
+W5 N = \(options.sortedDogs.map(String.init).joined(separator: "/")), W8 \(options.filteredObservers) observers. Total run \(fmt(seconds(Measure.now() - start))) s.
 
 Ratio = Shoal ÷ GRDB of the metric; ✓ marks where Shoal is better.
 
@@ -442,7 +478,16 @@ Ratio = Shoal ÷ GRDB of the metric; ✓ marks where Shoal is better.
 |---|---|---:|---:|---:|---|
 """)
 for row in rows {
-    let ratio = row.grdb == 0 ? 0 : row.shoal / row.grdb
-    let better = row.higherIsBetter ? ratio > 1 : ratio < 1
-    print("| \(row.workload) | \(row.metric) | \(fmt(row.shoal)) | \(fmt(row.grdb)) | \(String(format: "%.2f", ratio)) | \(better ? "✓" : "") |")
+    // A zero GRDB figure (W8's callbacks) has no ratio.
+    let ratio = row.grdb == 0 ? nil : row.shoal / row.grdb
+    let better = ratio.map { row.higherIsBetter ? $0 > 1 : $0 < 1 } ?? false
+    print("| \(row.workload) | \(row.metric) | \(fmt(row.shoal)) | \(fmt(row.grdb)) | \(ratio.map { String(format: "%.2f", $0) } ?? "-") | \(better ? "✓" : "") |")
+}
+if !sampleLines.isEmpty {
+    print("\nSamples (an engine stops a configuration after --notify-budget seconds):\n")
+    for line in sampleLines { print("- " + line) }
+}
+if !targetLines.isEmpty {
+    print("\nShoal against issue #13's targets (same run):\n")
+    for line in targetLines { print("- " + line) }
 }

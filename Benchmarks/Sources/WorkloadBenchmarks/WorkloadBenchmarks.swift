@@ -5,7 +5,8 @@ public import Workloads
 /// Sizes for the package-benchmark runs. WORKLOADS.md's defaults, except
 /// where a full run of both executables would not fit in about ten minutes
 /// on a 2-core shared machine; override with the environment variables
-/// `SHOAL_BENCH_DOGS`, `SHOAL_BENCH_COMMITS`, `SHOAL_BENCH_LOOKUPS`.
+/// `SHOAL_BENCH_DOGS`, `SHOAL_BENCH_COMMITS`, `SHOAL_BENCH_LOOKUPS`,
+/// `SHOAL_BENCH_OBSERVERS`, `SHOAL_BENCH_SORTED_DOGS`.
 public enum Sizes {
     static func env(_ name: String, _ fallback: Int) -> Int {
         ProcessInfo.processInfo.environment[name].flatMap { Int($0) } ?? fallback
@@ -14,6 +15,14 @@ public enum Sizes {
     /// Single-object commits per measured iteration of W2.
     public static let commitsPerIteration = env("SHOAL_BENCH_COMMITS", 1_000)
     public static let lookups = env("SHOAL_BENCH_LOOKUPS", 100_000)
+    /// W4's observers (WORKLOADS.md: 1 to 10,000; `compare` runs them all;
+    /// GRDB refetches every observer per commit, so 10,000 would take
+    /// minutes here).
+    public static let observers = env("SHOAL_BENCH_OBSERVERS", 1_000)
+    /// W5's dogs (WORKLOADS.md: 10,000 and 100,000; `compare` runs both).
+    public static let sortedDogs = env("SHOAL_BENCH_SORTED_DOGS", 10_000)
+    /// Commits per measured iteration of W4, W5 and W8.
+    public static let notifyCommitsPerIteration = 100
 }
 
 /// What a benchmark's setup builds and its closure uses.
@@ -122,6 +131,8 @@ public func registerWorkloads(_ engine: any Engine.Type) {
         }
     }, setup: { try w3Setup() }, teardown: { queries.value = nil })
 
+    registerNotificationWorkloads(engine, metrics: metrics, makeData: makeData)
+
     // W6: reopen a durable store of N dogs and count one breed.
     let reopenPath = Fixture<String>()
     Benchmark(
@@ -142,4 +153,87 @@ public func registerWorkloads(_ engine: any Engine.Type) {
             reopenPath.value = nil
         }
     )
+}
+
+/// W4, W5, W8: change notifications; one iteration is
+/// `notifyCommitsPerIteration` commits, each waiting for its callback (W4,
+/// W5), or followed by a drain of the observers' work (W8).
+func registerNotificationWorkloads(_ engine: any Engine.Type, metrics: [BenchmarkMetric], makeData: @escaping () -> Dataset) {
+    let config = Benchmark.Configuration(metrics: metrics, warmupIterations: 1, maxDuration: .seconds(10), maxIterations: 20)
+    let commits = Sizes.notifyCommitsPerIteration
+
+    let w4 = Fixture<(store: any ObservedStore, probe: Probe)>()
+    let w4Next = Fixture<Int>()
+    Benchmark("W4.latency", configuration: config, closure: { benchmark in
+        let (store, probe) = w4.value!
+        var next = w4Next.value ?? 0
+        for _ in benchmark.scaledIterations {
+            for _ in 0..<commits {
+                try store.bumpAge(next % Dataset.dogsPerOwner)
+                blackHole(probe.wait("W4.latency"))
+                next += 1
+            }
+        }
+        w4Next.value = next
+    }, setup: {
+        let data = makeData()
+        let store = try engine.makeObserved(data)
+        let probe = Probe(awaiting: 0)
+        try store.observeOwners(0..<min(Sizes.observers, data.people.count), nameOnly: false) { owner, changed in
+            probe.hit(owner, changed: changed)
+        }
+        w4.value = (store, probe)
+    }, teardown: {
+        try w4.value?.store.close()
+        w4.value = nil
+    })
+
+    let w5 = Fixture<(store: any ObservedStore, probe: Probe)>()
+    let w5Next = Fixture<Int>()
+    Benchmark("W5.sorted", configuration: config, closure: { benchmark in
+        let (store, probe) = w5.value!
+        var next = w5Next.value ?? 0
+        for _ in benchmark.scaledIterations {
+            for _ in 0..<commits {
+                try store.bumpAge((next &* 7919) % Sizes.sortedDogs)
+                blackHole(probe.wait("W5.sorted"))
+                next += 1
+            }
+        }
+        w5Next.value = next
+    }, setup: {
+        let store = try engine.makeObserved(Dataset(dogs: Sizes.sortedDogs))
+        let probe = Probe(awaiting: 0)
+        try store.observeSorted { changed in probe.hit(0, changed: changed) }
+        w5.value = (store, probe)
+    }, teardown: {
+        try w5.value?.store.close()
+        w5.value = nil
+    })
+
+    let w8 = Fixture<any ObservedStore>()
+    let w8Next = Fixture<Int>()
+    let w8Observers = 1_000
+    Benchmark("W8.keypath-filter", configuration: config, closure: { benchmark in
+        let store = w8.value!
+        var next = w8Next.value ?? 0
+        for _ in benchmark.scaledIterations {
+            for _ in 0..<commits {
+                try store.bumpAge((next &* 7919) % (w8Observers * Dataset.dogsPerOwner))
+                next += 1
+            }
+            try store.drain()
+        }
+        w8Next.value = next
+    }, setup: {
+        let data = makeData()
+        let store = try engine.makeObserved(data)
+        try store.observeOwners(0..<min(w8Observers, data.people.count), nameOnly: true) { owner, _ in
+            fatalError("W8: the observer of owner \(owner) was called for an age change")
+        }
+        w8.value = store
+    }, teardown: {
+        try w8.value?.close()
+        w8.value = nil
+    })
 }

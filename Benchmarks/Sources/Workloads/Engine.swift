@@ -38,6 +38,10 @@ public protocol Engine {
     /// W6: opens the store at `path` and runs one query (count of one breed);
     /// the store is closed after the clock stops.
     static func reopenAndCount(path: String, breed: String) throws -> Reopened
+
+    /// W4 / W5 / W8: an in-memory store seeded with `data` (seeding is not
+    /// measured), for observers delivering on one serial queue.
+    static func makeObserved(_ data: Dataset) throws -> any ObservedStore
 }
 
 extension Engine {

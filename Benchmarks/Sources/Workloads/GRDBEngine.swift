@@ -4,7 +4,7 @@ public import GRDB
 /// The model of `shared/WORKLOADS.md` in SQLite, as GRDB records with
 /// hand-written encoding and decoding (GRDB's fast path, as in its
 /// `FetchRecordStructTests`/`FetchRecordOptimizedTests`).
-public struct DogRecord: FetchableRecord, PersistableRecord, Sendable {
+public struct DogRecord: FetchableRecord, PersistableRecord, Sendable, Equatable {
     public static let databaseTableName = "dog"
     public var id: Int
     public var name: String

@@ -11,6 +11,13 @@ public enum Measure {
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
+    /// CPU nanoseconds the whole process (every thread) has used.
+    public static func cpuNow() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
     /// Nanoseconds taken by `body`, and its result.
     @inline(__always)
     public static func time<T>(_ body: () throws -> T) rethrows -> (ns: UInt64, value: T) {
