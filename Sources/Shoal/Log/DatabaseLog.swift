@@ -72,10 +72,8 @@ final class DatabaseLog: @unchecked Sendable {
         deleteIfSchemaDiffers: Bool = false, migrate: ((Snapshot) throws(ShoalError) -> Snapshot)? = nil,
         progress: ((ReplayProgress) -> Void)? = nil
     ) throws(ShoalError) -> Opened {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw ShoalError(.fileAccess, "Cannot create the database directory '\(directory)': \(error.localizedDescription)",
+        do { try io.createDirectory(at: directory) } catch {
+            throw ShoalError(.fileAccess, "Cannot create the database directory '\(directory)': \(error)",
                 context: ["path": directory])
         }
         let lockPath = joinPath(directory, "LOCK")

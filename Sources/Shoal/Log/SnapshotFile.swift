@@ -118,7 +118,8 @@ struct SnapshotFile: Sendable {
             let rawLength = Int(contents.loadLittleEndian(UInt32.self, at: offset))
             let storedLength = Int(contents.loadLittleEndian(UInt32.self, at: offset + 4))
             let stored = contents.loadLittleEndian(UInt64.self, at: offset + 8)
-            guard rawLength >= 1, rawLength <= LogFormat.chunkRawBytes, storedLength >= 1, storedLength <= rawLength
+            guard rawLength >= 1, rawLength <= LogFormat.chunkRawBytes, storedLength >= 1, storedLength <= rawLength,
+                rawLength <= storedLength * LogFormat.maximumExpansion + 64
             else { throw corrupt("impossible chunk lengths (raw \(rawLength), stored \(storedLength))", at: offset) }
             guard storedLength <= remaining - chunkHeaderSize else {
                 throw corrupt("chunk cut short (\(remaining - chunkHeaderSize) of \(storedLength) bytes)", at: offset)
