@@ -13,6 +13,13 @@
 ///
 /// Versions keep their numbers: a dropped version is still a version, and a
 /// rewritten log holds a no-op record in its place.
+///
+/// A record further ahead of the versions before it than the damage between
+/// them could hold (one version per record header's worth of damaged bytes,
+/// plus one, plus ``LogFormat/maximumMissingSegmentVersions`` per missing
+/// segment) is not credible: it is reported as `nonMonotonicVersion` and
+/// dropped, so that a hostile version never makes the walk list billions of
+/// lost versions.
 struct RecoveryWalk {
     enum Policy { case stopAtFirstProblem, skipBadRecords }
 
