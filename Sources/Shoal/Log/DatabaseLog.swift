@@ -109,7 +109,7 @@ final class DatabaseLog: @unchecked Sendable {
             do throws(ShoalError) {
                 let file = try SnapshotFile.read(at: path, io: io)
                 do {
-                    snapshot = try SnapshotCodec.decode(file.payload, formatVersion: file.header.formatVersion)
+                    snapshot = try file.decodedSnapshot()
                 } catch {
                     throw ShoalError(.corruptSnapshot, "\(path): the snapshot's contents do not decode: \(error)",
                         context: ["path": path, "offset": String(error.offset)])

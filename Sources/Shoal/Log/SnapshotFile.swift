@@ -28,6 +28,18 @@ struct SnapshotFile: Sendable {
     /// The snapshot's version.
     var version: UInt64 { header.baseVersion }
 
+    /// The state the payload holds, which must be at the header's version
+    /// (a payload version past it would carry the state beyond the limits
+    /// of FORMAT.md).
+    func decodedSnapshot() throws(DecodingFailure) -> Snapshot {
+        let snapshot = try SnapshotCodec.decode(payload, formatVersion: header.formatVersion)
+        guard snapshot.version == header.baseVersion else {
+            throw DecodingFailure(
+                offset: 0, reason: "the payload is at version \(snapshot.version), the header at \(header.baseVersion)")
+        }
+        return snapshot
+    }
+
     /// Writes `payload` as the snapshot of `version`, crash-safely: into
     /// `snapshot-V.snap.tmp` in the same directory, `fdatasync`, close, rename
     /// to `snapshot-V.snap`, `fsync` the directory (PERSISTENCE.md §5 protocol 3,
