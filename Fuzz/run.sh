@@ -63,6 +63,7 @@ run() {
     seeds
     mkdir -p "$SCRATCH/artifacts" "$SCRATCH/logs"
     local summary=()
+    local failed=()
     for target in "${chosen[@]}"; do
         mkdir -p "$SCRATCH/corpus/$target"
         local dict=()
@@ -70,7 +71,8 @@ run() {
         echo "== fuzzing $target for ${seconds}s"
         local log=$SCRATCH/logs/$target.log
         local status=0
-        ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=0} \
+        # Swift's own crash backtracer would fight AddressSanitizer's report.
+        SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=0} \
             "$BIN/$target" "$SCRATCH/corpus/$target" "$SCRATCH/seeds/$target" "${dict[@]}" \
             -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 \
             -max_len=65536 -print_final_stats=1 -artifact_prefix="$SCRATCH/artifacts/$target-" \
@@ -80,13 +82,16 @@ run() {
         executions=$(grep -E "stat::number_of_executed_units" "$log" | awk '{print $2}' || true)
         summary+=("$target: ${executions:-?} executions in ${seconds}s; ${done_line}")
         if [ "$status" != 0 ]; then
-            tail -60 "$log"
-            echo "fuzz target $target FAILED (exit $status); the input is in $SCRATCH/artifacts" >&2
-            printf '%s\n' "${summary[@]}"
-            return 1
+            grep -E "Fatal error|ERROR: (AddressSanitizer|libFuzzer)|SUMMARY|Test unit written" "$log" | head -20 >&2
+            echo "fuzz target $target FAILED (exit $status); log $log, input in $SCRATCH/artifacts" >&2
+            failed+=("$target")
         fi
     done
     printf '%s\n' "${summary[@]}"
+    if [ ${#failed[@]} -gt 0 ]; then
+        echo "fuzzing found crashes in: ${failed[*]}" >&2
+        return 1
+    fi
 }
 
 case "${1:-}" in

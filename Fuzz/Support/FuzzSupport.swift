@@ -131,7 +131,7 @@ enum FuzzSeeds {
         let seeds = make()
         for (name, bytes) in seeds {
             let safe = String(name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." ? $0 : "_" })
-            FileManager.default.createFile(atPath: directory + "/" + safe, contents: Data(bytes))
+            _ = FileManager.default.createFile(atPath: directory + "/" + safe, contents: Data(bytes))
         }
         print("wrote \(seeds.count) seeds to \(directory)")
         exit(0)

@@ -31,7 +31,7 @@ public func testOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         else { continue }
         var bytes = bytes
         if name.hasSuffix(".wal") { FuzzChecksums.fixLog(&bytes) } else { FuzzChecksums.fixSnapshot(&bytes) }
-        FileManager.default.createFile(atPath: path + "/" + name, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: path + "/" + name, contents: Data(bytes))
     }
     if let inspector = try? LogInspector(path: path, ignoringLock: true) {
         let report = inspector.check()

@@ -115,6 +115,22 @@ struct HostileFileTests {
         #expect(loaded.tables[0].alive.count == 1000)
     }
 
+    @Test("a snapshot whose payload is at another version than its header is damaged")
+    func snapshotVersionMismatch() throws {
+        let io = FaultyFileIO()
+        var state = Snapshot(schema: Self.oneInt)
+        state.version = .max
+        let path = try SnapshotFile.write(
+            SnapshotCodec.encode(state), version: 3, schemaFingerprint: Self.oneInt.fingerprint, directory: "/db", io: io)
+        let file = try SnapshotFile.read(at: path, io: io)
+        let failure = #expect(throws: DecodingFailure.self) { try file.decodedSnapshot() }
+        #expect(failure?.reason.contains("\(UInt64.max)") == true)
+        state.version = 3
+        let good = try SnapshotFile.write(
+            SnapshotCodec.encode(state), version: 3, schemaFingerprint: Self.oneInt.fingerprint, directory: "/db", io: io)
+        #expect(try SnapshotFile.read(at: good, io: io).decodedSnapshot().version == 3)
+    }
+
     @Test("a live count larger than the bytes left is refused before it is reserved for")
     func liveCountPastTheBytes() throws {
         var w = ByteWriter()
