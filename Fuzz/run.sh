@@ -31,8 +31,9 @@ build() {
     done
     for target in "${TARGETS[@]}"; do
         local source=$ROOT/Fuzz/Targets/$target.swift
+        # Up to date unless its sources or any object of the library are newer.
         if [ -x "$BIN/$target" ] && [ "$BIN/$target" -nt "$source" ] && [ "$BIN/$target" -nt "$ROOT/Fuzz/Support/FuzzSupport.swift" ] \
-            && [ "$BIN/$target" -nt "$PRODUCTS/Modules/Shoal.swiftmodule" ]; then
+            && [ -z "$(find "${objects[@]}" -newer "$BIN/$target" | head -1)" ]; then
             continue
         fi
         echo "== compiling fuzz target $target"

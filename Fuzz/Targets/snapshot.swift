@@ -7,12 +7,23 @@ import Foundation
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
     FuzzSeeds.writeIfAsked {
-        FuzzSeeds.databases().flatMap { db, files in
+        // The fixtures' snapshot files, and the state of every fixture database encoded as a snapshot.
+        var seeds: [(String, [UInt8])] = FuzzSeeds.databases().flatMap { db, files in
             files.filter { $0.name.hasSuffix(".snap") }.compactMap { file -> (String, [UInt8])? in
                 guard let snapshot = try? SnapshotFile.decode(path: file.name, contents: file.bytes) else { return nil }
                 return ("\(db)-\(file.name)", [UInt8(truncatingIfNeeded: snapshot.header.formatVersion)] + snapshot.payload)
             }
         }
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: FuzzSeeds.fixtures.path)) ?? []
+        for version in versions.sorted() {
+            let directory = FuzzSeeds.fixtures.appendingPathComponent(version).path
+            for db in ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted() where db.hasSuffix(".shoal") {
+                guard let source = try? RecoverySource.load(path: directory + "/" + db, ignoringLock: true) else { continue }
+                let state = RecoveryWalk.run(source, policy: .skipBadRecords).state
+                seeds.append(("\(version)-\(db)-state", [2] + SnapshotCodec.encode(state)))
+            }
+        }
+        return seeds
     }
     return 0
 }

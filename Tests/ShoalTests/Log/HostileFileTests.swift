@@ -37,6 +37,40 @@ struct HostileFileTests {
         #expect(replayed == [1] && result.validEnd == receipts[0].offset + Int64(receipts[0].byteCount))
     }
 
+    /// A record framed by hand, with whatever lengths and codec, and a valid checksum.
+    static func framed(
+        type: UInt8, version: UInt64, codec: LogFormat.Codec, payload: [UInt8], rawLength: Int
+    ) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.appendLittleEndian(UInt64(0))
+        bytes.appendLittleEndian(UInt32(payload.count))
+        bytes.appendLittleEndian(UInt32(rawLength))
+        bytes.appendLittleEndian(version)
+        bytes.appendLittleEndian(UInt64(0))
+        bytes += [type, codec.rawValue, 0, 0] + payload
+        let checksummed = LogFormat.RecordHeaderLayout.checksummedFrom
+        bytes.storeLittleEndian(Checksum.xxh3(bytes, range: checksummed..<bytes.count, seed: F.salt), at: 0)
+        return bytes
+    }
+
+    @Test("a record of an ignorable type whose payload does not decode stops replay as it stops the scan")
+    func ignorableRecordWithBadPayload() throws {
+        // Minimized from a crash of the log fuzz target: replay skipped the record unverified, the scan called it damage.
+        let (bytes, _) = try F.segmentBytes([])
+        let hostile = bytes + Self.framed(type: 0x85, version: 1, codec: .lz4, payload: [0xFF, 0xFF, 0xFF, 0xFF], rawLength: 100)
+            + Self.noOp(2).framed(salt: F.salt)
+        let (records, result) = try F.replay(hostile)  // checks that scan and replay agree
+        #expect(records.isEmpty)
+        guard case .corruptRecord(let damage) = result.ending else {
+            Issue.record("\(result.ending)")
+            return
+        }
+        #expect(damage.offset == Int64(LogFormat.fileHeaderSize))
+        let skipped = try F.replay(bytes + Self.framed(type: 0x85, version: 1, codec: .raw, payload: [1, 2], rawLength: 2)
+            + Self.noOp(2).framed(salt: F.salt))
+        #expect(skipped.records.map(\.version) == [2] && skipped.result.ignoredRecordCount == 1)
+    }
+
     @Test("a header base version past the maximum is a damaged header", arguments: [UInt64.max, UInt64(Int64.max)])
     func headerVersionAtTheTop(base: UInt64) throws {
         let header = FileHeader(kind: .log, salt: F.salt, baseVersion: base, schemaFingerprint: 0, createdAtMicros: 0)
