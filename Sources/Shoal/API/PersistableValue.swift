@@ -50,7 +50,8 @@ public struct PersistedTypeInfo: Sendable {
 /// A value in stored form. Opaque.
 public struct StoredValue: Sendable {
     let value: Value
-    init(_ value: Value) { self.value = value }
+    /// Realm's stored form of `value` (a NaN date is the epoch, ``Value/storable``).
+    init(_ value: Value) { self.value = value.storable }
 }
 
 /// The Realm a conversion reads links from or adds objects to. Opaque.

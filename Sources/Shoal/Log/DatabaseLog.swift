@@ -72,10 +72,8 @@ final class DatabaseLog: @unchecked Sendable {
         deleteIfSchemaDiffers: Bool = false, migrate: ((Snapshot) throws(ShoalError) -> Snapshot)? = nil,
         progress: ((ReplayProgress) -> Void)? = nil
     ) throws(ShoalError) -> Opened {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw ShoalError(.fileAccess, "Cannot create the database directory '\(directory)': \(error.localizedDescription)",
+        do { try io.createDirectory(at: directory) } catch {
+            throw ShoalError(.fileAccess, "Cannot create the database directory '\(directory)': \(error)",
                 context: ["path": directory])
         }
         let lockPath = joinPath(directory, "LOCK")
@@ -111,7 +109,7 @@ final class DatabaseLog: @unchecked Sendable {
             do throws(ShoalError) {
                 let file = try SnapshotFile.read(at: path, io: io)
                 do {
-                    snapshot = try SnapshotCodec.decode(file.payload, formatVersion: file.header.formatVersion)
+                    snapshot = try file.decodedSnapshot()
                 } catch {
                     throw ShoalError(.corruptSnapshot, "\(path): the snapshot's contents do not decode: \(error)",
                         context: ["path": path, "offset": String(error.offset)])

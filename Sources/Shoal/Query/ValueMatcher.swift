@@ -25,7 +25,11 @@ struct ValueMatcher: Sendable {
         self.patterns = op == .like ? folded.map { Array($0 ?? "") } : []
     }
 
+    /// Whether `value` passes. Against an empty list (`name == {}`, `age < {}`,
+    /// `name IN {}`, `%@` bound to `[]`) nothing passes: a list on the right is
+    /// tested element by element, any one sufficing, as in Realm.
     func matches(_ value: Value) -> Bool {
+        if operands.isEmpty { return false }
         switch op {
         case .equal: return equalsOperand(value, 0)
         case .notEqual: return !equalsOperand(value, 0)

@@ -108,7 +108,7 @@ struct RecoverySource: Sendable {
             var failure: ShoalError?
             do throws(ShoalError) {
                 let file = try SnapshotFile.read(at: filePath, io: io)
-                do { snapshot = try SnapshotCodec.decode(file.payload, formatVersion: file.header.formatVersion) } catch {
+                do { snapshot = try file.decodedSnapshot() } catch {
                     throw .corruptSnapshot(
                         path: filePath, offset: Int64(error.offset), reason: "contents do not decode: \(error)")
                 }
