@@ -97,14 +97,20 @@ extension Date: PersistableValue {
 
 extension UUID: PersistableValue {
     public static var persistedType: PersistedTypeInfo { .init(.uuid) }
-    public static func persistedDefault() -> UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
-    public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> UUID { if case .uuid(let v) = s.value { v } else { persistedDefault() } }
+    /// As Realm's: an unset non-optional `UUID` property gets a new random value.
+    public static func persistedDefault() -> UUID { UUID() }
+    public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> UUID {
+        if case .uuid(let v) = s.value { v } else { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+    }
     public func toStored(_ c: StoredContext) -> StoredValue { StoredValue(.uuid(self)) }
 }
 
 extension ObjectId: PersistableValue {
     public static var persistedType: PersistedTypeInfo { .init(.objectId) }
-    public static func persistedDefault() -> ObjectId { ObjectId() }
+    /// As Realm's: an unset non-optional `ObjectId` property gets a newly
+    /// generated value, so `@Persisted(primaryKey: true) var _id: ObjectId`
+    /// gives every object its own key.
+    public static func persistedDefault() -> ObjectId { ObjectId.generate() }
     public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> ObjectId { if case .objectId(let v) = s.value { v } else { ObjectId() } }
     public func toStored(_ c: StoredContext) -> StoredValue { StoredValue(.objectId(self)) }
 }

@@ -72,8 +72,18 @@ final class DatabaseLog: @unchecked Sendable {
         deleteIfSchemaDiffers: Bool = false, migrate: ((Snapshot) throws(ShoalError) -> Snapshot)? = nil,
         progress: ((ReplayProgress) -> Void)? = nil
     ) throws(ShoalError) -> Opened {
+        // As Realm: the file's directory must exist; only the database's own
+        // directory is created.
+        let parent = (directory as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        if !parent.isEmpty, !FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) || !isDirectory.boolValue {
+            throw ShoalError(.fileNotFound, "Failed to open file at path '\(directory)': parent directory does not exist",
+                context: ["path": directory])
+        }
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            if !FileManager.default.fileExists(atPath: directory) {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+            }
         } catch {
             throw ShoalError(.fileAccess, "Cannot create the database directory '\(directory)': \(error.localizedDescription)",
                 context: ["path": directory])
