@@ -104,6 +104,12 @@ final class DatabaseLog: @unchecked Sendable {
         }
     }
 
+    private static func isEmptyFile(_ path: String, io: any FileIO) -> Bool {
+        guard let file = try? io.open(at: path, mode: .readOnly) else { return false }
+        defer { io.close(file) }
+        return (try? io.size(of: file)) == 0
+    }
+
     private static func recover(
         directory: String, declared: Schema, schemaVersion: UInt64, durability: LogWriter.Durability, io: any FileIO, lockFile: OpenFile,
         deleteIfSchemaDiffers: Bool, migrate: ((Snapshot) throws(ShoalError) -> Snapshot)?, progress: ((ReplayProgress) -> Void)?
@@ -111,6 +117,13 @@ final class DatabaseLog: @unchecked Sendable {
         var listing = try LogDirectory.list(at: directory, io: io)
         for name in listing.temporaryFiles { try? io.unlink(at: joinPath(directory, name)) }
         var warnings: [String] = []
+        if let last = listing.segmentBases.last, isEmptyFile(listing.segmentPath(base: last), io: io) {
+            // An empty last segment holds no record (`shoal check` calls it a
+            // torn tail): remove it, and continue from the one before.
+            try? io.unlink(at: listing.segmentPath(base: last))
+            listing = try LogDirectory.list(at: directory, io: io)
+            warnings.append("Removed the empty log segment \(LogFormat.segmentFileName(baseVersion: last)).")
+        }
 
         // The newest snapshot that verifies; an older one only if segments cover it.
         var snapshot: Snapshot?
