@@ -115,11 +115,8 @@ extension RealmCollectionImpl {
         return RealmCollectionIterator(values: storedElements(), elements: [], instance: instance)
     }
 
-    public var description: String {
-        let items = self.describedPrefix(100).map { "    [\($0.offset)] \($0.element)" }
-        let body = items.isEmpty ? "" : "\n" + items.joined(separator: "\n") + "\n"
-        return "\(kindName)<\(Element.self)> <\(count) elements> {\(body)}"
-    }
+    /// The elements in Realm's format (see `RealmDescription`).
+    public var description: String { realmDescription(depth: RealmDescription.maxDepth) }
 
     func checkIndex(_ position: Int, _ count: Int) {
         if position < 0 {
@@ -128,13 +125,6 @@ extension RealmCollectionImpl {
         if position >= count {
             shoalPrecondition(ShoalError(.indexOutOfBounds, "Index \(position) is out of bounds (must be less than \(count))."))
         }
-    }
-}
-
-extension Sequence {
-    /// Pairs of offsets and elements, for descriptions.
-    fileprivate func describedPrefix(_ n: Int) -> [(offset: Int, element: Element)] {
-        Array(enumerated().lazy.prefix(n).map { ($0.offset, $0.element) })
     }
 }
 
