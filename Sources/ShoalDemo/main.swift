@@ -47,3 +47,19 @@ Thread.detachNewThread {
 }
 done.wait()
 print(dogs[0])
+
+// Notifications: sorted results kept up to date, with Realm's changesets.
+let byAge = realm.objects(Dog.self).sorted(byKeyPath: "age")
+let token = byAge.observe(keyPaths: ["name", "age"]) { change in
+    switch change {
+    case .initial(let dogs): print("observe: initial", dogs.map(\.name))
+    case .update(let dogs, let deletions, let insertions, let modifications):
+        print("observe: deletions \(deletions) insertions \(insertions) modifications \(modifications) ->", dogs.map(\.name))
+    case .error(let error): print("observe:", error)
+    }
+}
+realm.refresh()                                                          // delivers .initial
+try realm.write { realm.object(ofType: Dog.self, forPrimaryKey: 1)!.age = 9 }     // Rex moves after Fido
+try realm.write { realm.object(ofType: Dog.self, forPrimaryKey: 2)!.name = "Fido II" }
+realm.refresh()
+token.invalidate()

@@ -26,6 +26,7 @@ struct MapValues<Key: MapKey, Element: RealmCollectionValue>: RealmCollectionImp
     var isInvalidated: Bool { map.isInvalidated }
     func freeze() -> MapValues { MapValues(map: map.freeze()) }
     func thaw() -> MapValues? { map.thaw().map { MapValues(map: $0) } }
+    func rebinding(to instance: RealmInstance) -> MapValues { MapValues(map: map.rebinding(to: instance)) }
 }
 
 extension Map {

@@ -53,6 +53,12 @@ extension Realm {
         /// When a commit to a file-backed Realm reaches stable storage.
         public var durability: Durability = .durable
 
+        /// How many forward-link hops beyond an element unfiltered collection
+        /// observation follows: a change that far away reports the element
+        /// as modified. Realm fixes it at 3; key-path filters follow their
+        /// paths exactly whatever this is.
+        public var collectionNotificationDepth: Int = 3
+
         /// Asked on open with the bytes on disk and the bytes of live data
         /// (the last snapshot); returning `true` compacts before the open returns.
         public var shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)?

@@ -43,6 +43,9 @@ protocol RealmCollectionImpl<Element>: RealmCollection {
     /// What a query on the collection starts from: its Realm, the table of
     /// its elements (of its owner, for values) and its source; `nil` when unmanaged.
     var resultsBase: (instance: RealmInstance, table: TableKey, source: ResultsSource)? { get }
+    /// The same managed collection read through another instance of its
+    /// store (queue-confined or frozen); unmanaged collections return themselves.
+    func rebinding(to instance: RealmInstance) -> Self
 }
 
 /// The public query, aggregate and key-value API is declared on the public

@@ -32,6 +32,9 @@ final class RealmCoordinator: @unchecked Sendable {
         var published: Snapshot
         /// What the next writer builds on: published plus commits awaiting their fsync.
         var pending: Snapshot
+        /// The notification engine, made at the first observation: from
+        /// then on every commit is fed to it, in version order.
+        var tracker: DependencyTracker?
     }
 
     private static let registry = Locked<[String: WeakCoordinator]>([:])
@@ -123,7 +126,10 @@ final class RealmCoordinator: @unchecked Sendable {
     ///
     /// - Throws: `commitFailed` (with the log error underneath) when the
     ///   record cannot be written or synced; nothing is published then.
-    func commit(_ transaction: WriteTransaction) throws(ShoalError) -> Snapshot {
+    ///
+    /// Observers whose subscription ids are in `skipping` are not told of
+    /// this commit (`write(withoutNotifying:)`).
+    func commit(_ transaction: WriteTransaction, skipping: Set<Int> = []) throws(ShoalError) -> Snapshot {
         guard !transaction.record.isEmpty else {
             writeLock.signal()
             return transaction.base
@@ -131,12 +137,18 @@ final class RealmCoordinator: @unchecked Sendable {
         var next = transaction.working
         next.version = transaction.base.version + 1
         next._checkInvariants()
+        let feed = { (tracker: DependencyTracker?) in
+            tracker?.feed(transaction.record, before: transaction.base, after: next, skipping: skipping)
+        }
         guard let log else {
-            state.withLock {
+            let tracker = state.withLock {
                 $0.published = next
                 $0.pending = next
+                feed($0.tracker)
+                return $0.tracker
             }
             writeLock.signal()
+            tracker?.publish(upTo: next.version)
             return next
         }
         let receipt: LogWriter.Receipt
@@ -146,10 +158,17 @@ final class RealmCoordinator: @unchecked Sendable {
             writeLock.signal()
             throw commitFailed(error)
         }
-        state.withLock { $0.pending = next }
+        state.withLock {
+            $0.pending = next
+            feed($0.tracker)
+        }
         writeLock.signal()
         do { try log.waitUntilDurable(receipt) } catch { throw commitFailed(error) }
-        state.withLock { if $0.published.version < next.version { $0.published = next } }
+        let tracker = state.withLock {
+            if $0.published.version < next.version { $0.published = next }
+            return $0.tracker
+        }
+        tracker?.publish(upTo: next.version)
         if log.needsCompaction(factor: configuration.compactionLogGrowthFactor, minimumBytes: configuration.compactionMinimumLogBytes) {
             try? compact()
         }
@@ -175,6 +194,34 @@ final class RealmCoordinator: @unchecked Sendable {
         try log.sync()
         try log.compact(snapshot)
     }
+
+    /// Registers an observation with the notification engine (made on first
+    /// use), under the state lock so that every later commit reaches it.
+    /// The notifier is built on the engine's worker from the snapshot the
+    /// next commit builds on.
+    @discardableResult
+    func register(_ subscription: Subscription, make: @escaping (Snapshot) throws(ShoalError) -> Notifier) -> DependencyTracker {
+        state.withLock { s in
+            let tracker = Self.tracker(&s, identifier)
+            tracker.register(subscription, snapshot: s.pending, make: make)
+            return tracker
+        }
+    }
+
+    /// The notification engine, made if needed.
+    func ensureTracker() -> DependencyTracker {
+        state.withLock { Self.tracker(&$0, identifier) }
+    }
+
+    private static func tracker(_ s: inout State, _ identifier: String) -> DependencyTracker {
+        if let tracker = s.tracker { return tracker }
+        let tracker = DependencyTracker(snapshot: s.published, label: identifier)
+        s.tracker = tracker
+        return tracker
+    }
+
+    /// The notification engine, once something was observed.
+    var tracker: DependencyTracker? { state.withLock { $0.tracker } }
 
     func tableKey(for type: Object.Type) -> TableKey? {
         tableByType[ObjectIdentifier(type)]

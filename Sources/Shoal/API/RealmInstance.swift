@@ -18,6 +18,17 @@ final class RealmInstance {
     let coordinator: RealmCoordinator
     let isFrozen: Bool
     private let thread: pthread_t
+    /// The serial queue a queue-confined instance belongs to (`observe(on:)`).
+    let queue: DispatchQueue?
+    private let queueToken: QueueToken?
+    /// Deliveries for observations made through this instance (made at the first one).
+    var mailbox: Mailbox?
+    /// `Realm.observe` blocks, by id.
+    var realmObservers: [(id: Int, block: (Realm.Notification, Realm) -> Void)] = []
+    /// Tokens to skip at the next commit (`write(withoutNotifying:)`).
+    var skipping: Set<Int> = []
+    /// Whether callbacks are being delivered (refresh inside one does not redeliver them).
+    var isDelivering = false
     /// The version this Realm reads outside a write transaction.
     private(set) var snapshot: Snapshot
     private(set) var transaction: WriteTransaction?
@@ -27,12 +38,16 @@ final class RealmInstance {
     /// cancel, and every op of a write), so collections can cache per state.
     private var stateStamp: UInt64 = 0
 
-    init(configuration: Realm.Configuration, coordinator: RealmCoordinator, snapshot: Snapshot, frozen: Bool) {
+    init(configuration: Realm.Configuration, coordinator: RealmCoordinator, snapshot: Snapshot, frozen: Bool,
+        queue: DispatchQueue? = nil)
+    {
         self.configuration = configuration
         self.coordinator = coordinator
         self.snapshot = snapshot
         self.isFrozen = frozen
         self.thread = pthread_self()
+        self.queue = queue
+        self.queueToken = queue.map(QueueToken.of)
     }
 
     /// An identifier of the visible state: changes whenever what this Realm
@@ -62,6 +77,13 @@ final class RealmInstance {
     }
 
     func verifyThread() {
+        if let queueToken {
+            if DispatchQueue.getSpecific(key: QueueToken.key) !== queueToken {
+                shoalPrecondition(ShoalError(.wrongThread, "Realm accessed from incorrect thread.",
+                    context: ["path": coordinator.identifier, "queue": queue?.label ?? ""]))
+            }
+            return
+        }
         if !isFrozen && pthread_equal(thread, pthread_self()) == 0 {
             shoalPrecondition(ShoalError(.wrongThread, "Realm accessed from incorrect thread.",
                 context: ["path": coordinator.identifier]))
@@ -71,13 +93,24 @@ final class RealmInstance {
     // MARK: Versions
 
     /// Moves to the latest committed version. Returns whether the version changed.
+    ///
+    /// With observations made through this instance, it first waits for the
+    /// notification engine to process every published commit, moves to the
+    /// version it processed, and delivers the pending callbacks there.
     @discardableResult
     func refresh() -> Bool {
         guard !isFrozen, transaction == nil else { return false }
-        let latest = coordinator.latest
-        guard latest.version != snapshot.version else { return false }
+        if mailbox != nil { return deliverNotifications() }
+        return advance(to: coordinator.latest)
+    }
+
+    /// Moves to `latest` if it is newer; tells `Realm.observe` blocks.
+    @discardableResult
+    func advance(to latest: Snapshot) -> Bool {
+        guard latest.version > snapshot.version else { return false }
         snapshot = latest
         stateStamp &+= 1
+        notifyRealmObservers(.didChange)
         return true
     }
 
@@ -99,10 +132,14 @@ final class RealmInstance {
         if transaction != nil {
             throw ShoalError(.alreadyInWriteTransaction, "The Realm is already in a write transaction", context: ["path": coordinator.identifier])
         }
+        // Pending callbacks run before the write begins, so they may observe and write.
+        if mailbox != nil { deliverNotifications() }
         let base = coordinator.beginWrite()
+        let advanced = base.version > snapshot.version
         snapshot = base
         transaction = WriteTransaction(base: base)
         stateStamp &+= 1
+        if advanced { notifyRealmObservers(.didChange) }
     }
 
     func commitWrite() throws(ShoalError) {
@@ -110,11 +147,19 @@ final class RealmInstance {
         guard let transaction else {
             throw ShoalError(.notInWriteTransaction, "Can't commit a non-existing write transaction", context: ["path": coordinator.identifier])
         }
+        let skipping = self.skipping
         defer {
             self.transaction = nil
+            self.skipping = []
             stateStamp &+= 1
         }
-        snapshot = try coordinator.commit(transaction)
+        let before = snapshot.version
+        snapshot = try coordinator.commit(transaction, skipping: skipping)
+        if snapshot.version > before {
+            stateStamp &+= 1
+            self.transaction = nil
+            notifyRealmObservers(.didChange)
+        }
     }
 
     func cancelWrite() {
@@ -124,6 +169,7 @@ final class RealmInstance {
         }
         coordinator.cancelWrite()
         transaction = nil
+        skipping = []
         stateStamp &+= 1
     }
 

@@ -170,7 +170,7 @@ extension OrderingStep {
     }
 
     /// Orders sort values; a null link (`nil`) sorts after everything ascending.
-    fileprivate static func compare(_ a: Value?, _ b: Value?, ascending: Bool) -> ComparisonResult {
+    static func compare(_ a: Value?, _ b: Value?, ascending: Bool) -> ComparisonResult {
         let result: ComparisonResult
         switch (a, b) {
         case (nil, nil): result = .orderedSame

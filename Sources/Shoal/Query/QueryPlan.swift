@@ -59,6 +59,10 @@ struct QueryPlan {
                 guard let (access, candidates) = Self.lookupAccess(term, table, snapshot) else { continue }
                 if best == nil || candidates < best!.candidates { best = (offset, access, candidates, false) }
             }
+            for (offset, term) in conjuncts.enumerated() {
+                guard let (access, candidates) = Self.linkLookupAccess(term, table, snapshot) else { continue }
+                if best == nil || candidates < best!.candidates { best = (offset, access, candidates, true) }
+            }
             // Ranges last, so that counting their candidates stops at the best lookup's count.
             let rangeLimit = snapshot.withTable(table) { $0.pointee.count } / Self.rangeShare
             for (offset, term) in conjuncts.enumerated() {
@@ -71,9 +75,14 @@ struct QueryPlan {
         if let best {
             access = best.access
             let term = conjuncts.remove(at: best.offset)
-            let kind = if best.isRange { "ordered index range" } else if case .primaryKey = best.access { "primary key lookup" } else { "index lookup" }
+            let kind =
+                if case .objects = best.access, case .comparison(let c) = term, c.op == .equal || c.op == .in {
+                    "link lookup"
+                } else if best.isRange {
+                    "ordered index range"
+                } else if case .primaryKey = best.access { "primary key lookup" } else { "index lookup" }
             text = "\(kind) on \(className) where \(term) (\(best.candidates) candidates)"
-            // A range is re-tested on its candidates, so the index only narrows them.
+            // A range or link lookup is re-tested on its candidates, so the index only narrows them.
             if best.isRange { conjuncts.insert(term, at: 0) }
         } else {
             access = .scan
@@ -102,6 +111,37 @@ struct QueryPlan {
         }
         guard let index = storage.secondaryIndex(column.index) else { return nil }
         return (.index(property: column.index, values: values), values.reduce(0) { $0 + (index[$1]?.count ?? 0) })
+    }
+
+    /// The lookup for an equality through a to-one link (`owner.id == 3`,
+    /// `owner.name IN {...}`) whose target property is a primary key or
+    /// indexed: the targets are looked up in their index, and the objects
+    /// linking to them through the link (their backlinks) are the candidates.
+    private static func linkLookupAccess(_ term: BoundPredicate, _ table: TableKey, _ snapshot: Snapshot) -> (Access, Int)? {
+        guard case .comparison(let c) = term, c.options.isEmpty, c.op == .equal || c.op == .in,
+            case .path(let path) = c.lhs, path.root == 0, !path.isMultiValued, path.steps.count == 2,
+            case .property(let link) = path.steps[0], link.table == table,
+            case .property(let target) = path.steps[1],
+            snapshot.schema[table].properties[link.index].type == .object
+        else { return nil }
+        var values: [Value]
+        switch c.rhs {
+        case .constant(let value): values = [value]
+        case .list(let list): values = list
+        default: return nil
+        }
+        // A null matches objects whose link is null too: not found through backlinks.
+        guard !values.contains(where: \.isNull) else { return nil }
+        let targets: [ObjectKey]
+        if snapshot.schema[target.table].properties[target.index].isPrimary, let index = snapshot.tables[target.table.index].primaryIndex {
+            targets = values.compactMap { index[$0] }
+        } else if let index = snapshot.tables[target.table.index].secondaryIndex(target.index) {
+            targets = values.flatMap { index[$0].map { Array($0.keys) } ?? [] }
+        } else {
+            return nil
+        }
+        let keys = inTableOrder(targets.flatMap { snapshot.backlinks(target.table, $0, origin: table, property: link.index) })
+        return (.objects(keys), keys.count)
     }
 
     /// The ordered index access for a range `term`: the distinct values

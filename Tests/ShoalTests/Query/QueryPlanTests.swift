@@ -150,6 +150,28 @@ extension QueryTests {
             #expect(dogs.map(\.id) == fixture.expected { $0.id == 7 && $0.age > 1 })
         }
 
+        @Test("equality through a to-one link on the target's primary key finds the objects through backlinks")
+        func linkLookupPlan() throws {
+            let realm = try makeRealm()
+            try realm.write {
+                let people = (0..<5).map { realm.create(Person.self, value: ["id": $0, "name": "p\($0)"]) }
+                for i in 0..<40 {
+                    let dog = realm.create(Dog.self, value: ["id": i, "age": i % 7])
+                    dog.owner = i % 6 == 5 ? nil : people[i % 6 % 5]
+                }
+            }
+            let dogs = realm.objects(Dog.self)
+            let one = dogs.filter("owner.id == 2 AND age > 1")
+            #expect(one.explain().hasPrefix("link lookup on Dog where owner.id == 2 (7 candidates); then test owner.id == 2 AND age > 1"))
+            #expect(one.map(\.id) == Array(dogs).filter { $0.owner?.id == 2 && $0.age > 1 }.map(\.id))
+            let two = dogs.filter("owner.id IN {1, 3}")
+            #expect(two.explain().hasPrefix("link lookup on Dog where owner.id IN {1, 3}"))
+            #expect(two.map(\.id) == Array(dogs).filter { [1, 3].contains($0.owner?.id) }.map(\.id))
+            // Null reaches objects with a null link, which backlinks cannot find.
+            #expect(dogs.filter("owner.id == nil").explain().hasPrefix("scan Dog"))
+            #expect(dogs.filter("owner.id == nil").count == 6)
+        }
+
         @Test("equality and IN on an indexed property use its index; the most selective term drives")
         func secondaryIndexPlan() throws {
             let fixture = try QueryFixture()

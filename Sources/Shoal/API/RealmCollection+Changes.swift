@@ -1,0 +1,149 @@
+/// An asynchronous sequence of a collection's changes, each carrying the
+/// collection frozen at the version it describes: usable from any task.
+/// Shoal's addition to Realm's API.
+///
+/// ```swift
+/// let changes = realm.objects(Dog.self).changes(keyPaths: ["name"])
+/// Task {
+///     for await change in changes {
+///         if case .update(let dogs, let deletions, let insertions, let modifications) = change { ... }
+///     }
+/// }
+/// ```
+///
+/// The first element is `.initial`. A consumer that falls behind misses no
+/// change: what piles up is merged into one `.update` relative to the last
+/// element it took (never dropped, which would break the indices). The
+/// sequence ends when the iterating task is cancelled; the observation ends
+/// with the iterator.
+public struct RealmCollectionChanges<Collection: RealmCollection>: AsyncSequence, @unchecked Sendable {
+    // Safe because: `registration` only reads the collection's immutable
+    // description (store, table, source) to rebind it to frozen instances.
+    public typealias Element = RealmCollectionChange<Collection>
+    public typealias Failure = Never
+    let registration: Registration
+
+    final class Registration: @unchecked Sendable {
+        // Safe because: `collection` is used only through `rebound(to:)` with
+        // frozen instances, which reads its immutable description.
+        let collection: Collection
+        let instance: RealmInstance
+        let subscription: Subscription
+        let tracker: DependencyTracker
+        let token: NotificationToken
+        let signals: AsyncStream<Void>
+        private let continuation: AsyncStream<Void>.Continuation
+
+        init(collection: Collection, keyPaths: [String]?) {
+            guard let base = collection.resultsBase else {
+                shoalPrecondition(ShoalError(.unsupported, "Change notifications are only supported on managed collections."))
+            }
+            base.instance.checkObservable()
+            let (table, source) = (base.table, base.source)
+            let elementTable: TableKey? =
+                if case .table(let t) = source.root(table: table, schema: base.instance.schema) { t } else { nil }
+            let depth = base.instance.configuration.collectionNotificationDepth
+            let filter = base.instance.modificationFilter(keyPaths, table: elementTable, unfiltered: .deep(elementTable == nil ? 0 : depth))
+            let (signals, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+            (subscription, tracker, token) = base.instance.observePulled(filter: filter,
+                make: { snapshot, filter in NotifierFactory.collection(table: table, source: source, snapshot: snapshot, filter: filter) },
+                signal: { continuation.yield() })
+            self.collection = collection
+            self.instance = base.instance
+            self.signals = signals
+            self.continuation = continuation
+        }
+
+        /// Ends the observation and the sequence.
+        func stop() {
+            token.invalidate()
+            continuation.finish()
+        }
+
+        /// The next change taken from the engine, with the collection frozen at its version.
+        func take() -> RealmCollectionChange<Collection>? {
+            guard let (snapshot, delivery) = tracker.takeDelivery(subscription) else { return nil }
+            let frozen = RealmInstance(configuration: instance.configuration, coordinator: instance.coordinator, snapshot: snapshot, frozen: true)
+            let collection = collection.rebound(to: frozen)
+            switch delivery {
+            case .initial: return .initial(collection)
+            case .collection(let c): return .update(collection, deletions: c.deletions, insertions: c.insertions, modifications: c.modifications)
+            case .error(let error): return .error(error)
+            case .object, .map: return nil
+            }
+        }
+    }
+
+    /// Iterates the changes; ends when its task is cancelled.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let registration: Registration
+        var signals: AsyncStream<Void>.Iterator
+
+        public mutating func next() async -> RealmCollectionChange<Collection>? {
+            while !Task.isCancelled {
+                if let change = registration.take() { return change }
+                guard await signals.next() != nil else { return nil }
+            }
+            registration.token.invalidate()
+            return nil
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(registration: registration, signals: registration.signals.makeAsyncIterator())
+    }
+}
+
+extension RealmCollection {
+    /// The collection's changes as an asynchronous sequence of frozen
+    /// collections (see ``RealmCollectionChanges``), filtered by `keyPaths`
+    /// as ``observe(keyPaths:on:_:)`` does.
+    ///
+    /// Call it on the collection's thread; iterate it anywhere.
+    public func changes(keyPaths: [String]? = nil) -> RealmCollectionChanges<Self> {
+        RealmCollectionChanges(registration: .init(collection: self, keyPaths: keyPaths))
+    }
+
+    /// The collection's unfiltered changes as an asynchronous sequence.
+    public var changes: RealmCollectionChanges<Self> { changes(keyPaths: nil) }
+
+    /// Registers a block called on `actor` with the collection's changes.
+    ///
+    /// ```swift
+    /// let token = await dogs.observe(on: myActor) { actor, change in actor.apply(change) }
+    /// ```
+    ///
+    /// Call it from the collection's thread or actor before it suspends.
+    ///
+    /// - Note: Differs from Realm: the collection in each change is frozen
+    ///   at the version the change describes (Shoal has no actor-confined
+    ///   Realms yet); thaw it on the actor's thread if you need it live.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+        _ block: @Sendable @escaping (isolated A, RealmCollectionChange<Self>) -> Void) async -> NotificationToken
+    where Self: SendableMetatype {
+        let sequence = changes(keyPaths: keyPaths)
+        let registration = sequence.registration
+        Task {
+            for await change in sequence {
+                let box = ChangeBox(change)
+                await actor.deliver(box, block)
+            }
+        }
+        // The task holds the registration; the token ends it, and the task with it.
+        return NotificationToken(storeIdentifier: registration.instance.coordinator.identifier,
+            subscriptionID: registration.subscription.id) { registration.stop() }
+    }
+}
+
+/// A change crossing into an actor: its collection is frozen, so it is safe anywhere.
+struct ChangeBox<C>: @unchecked Sendable {
+    // Safe because: the collection inside is frozen.
+    let change: RealmCollectionChange<C>
+    init(_ change: RealmCollectionChange<C>) { self.change = change }
+}
+
+extension Actor {
+    fileprivate func deliver<C>(_ box: ChangeBox<C>, _ block: @Sendable (isolated Self, RealmCollectionChange<C>) -> Void) {
+        block(self, box.change)
+    }
+}

@@ -1,0 +1,91 @@
+import Dispatch
+import Foundation
+
+/// The identity of a serial queue that Realm instances are confined to,
+/// kept as the queue's specific value so that `verifyThread` can check it.
+final class QueueToken: Sendable {
+    static let key = DispatchSpecificKey<QueueToken>()
+    private static let assigning = Locked(())
+
+    /// The queue's token, set on first use.
+    static func of(_ queue: DispatchQueue) -> QueueToken {
+        assigning.withLock { _ in
+            if let token = queue.getSpecific(key: key) { return token }
+            let token = QueueToken()
+            queue.setSpecific(key: key, value: token)
+            return token
+        }
+    }
+}
+
+extension RealmInstance {
+    // MARK: Delivery
+
+    /// The instance's mailbox, made at the first observation. A main-thread
+    /// instance's changes are also delivered on the main queue (run by
+    /// `RunLoop.main` and `dispatchMain()`); a queue-confined instance's on
+    /// its queue; other threads deliver at `refresh()` and `beginWrite()`.
+    func ensureMailbox() -> Mailbox {
+        if let mailbox { return mailbox }
+        let wake: (@Sendable () -> Void)?
+        let box = InstanceBox(self)
+        if let queue {
+            wake = { queue.async { box.value?.deliverNotifications() } }
+        } else if Thread.isMainThread {
+            wake = { DispatchQueue.main.async { box.value?.deliverNotifications() } }
+        } else {
+            wake = nil
+        }
+        let mailbox = Mailbox(wake: wake)
+        self.mailbox = mailbox
+        return mailbox
+    }
+
+    /// Waits for the notification engine to reach the latest published
+    /// version, moves there and runs the pending callbacks. Does nothing
+    /// inside a write transaction or inside a callback being delivered.
+    /// Returns whether the version changed.
+    @discardableResult
+    func deliverNotifications() -> Bool {
+        guard !isFrozen, transaction == nil, !isDelivering, let mailbox, let tracker = coordinator.tracker else {
+            return transaction == nil && !isFrozen ? advance(to: coordinator.latest) : false
+        }
+        tracker.waitUntilProcessed(coordinator.latest.version)
+        let (processed, deliveries) = tracker.takeDeliveries(mailbox)
+        let advanced = advance(to: processed)
+        isDelivering = true
+        defer { isDelivering = false }
+        for (subscription, delivery) in deliveries { subscription.invoke(delivery) }
+        return advanced
+    }
+
+    func notifyRealmObservers(_ notification: Realm.Notification) {
+        guard !realmObservers.isEmpty else { return }
+        let realm = Realm(instance: self)
+        for observer in realmObservers { observer.block(notification, realm) }
+    }
+
+    // MARK: Queue-confined instances
+
+    private static let queueInstances = Locked<[String: InstanceBox]>([:])
+
+    /// The instance confined to `queue` for a store, made on first use.
+    static func confined(to queue: DispatchQueue, configuration: Realm.Configuration, coordinator: RealmCoordinator) -> RealmInstance {
+        let key = "\(coordinator.identifier)\u{0}\(ObjectIdentifier(QueueToken.of(queue)))"
+        return queueInstances.withLock { instances in
+            if let existing = instances[key]?.value { return existing }
+            let instance = RealmInstance(configuration: configuration, coordinator: coordinator, snapshot: coordinator.latest,
+                frozen: false, queue: queue)
+            instances[key] = InstanceBox(instance)
+            return instance
+        }
+    }
+}
+
+/// A weak reference to an instance, sendable to the queue that drains it.
+final class InstanceBox: @unchecked Sendable {
+    // Safe because: the reference is only read on the instance's own queue
+    // or thread (by the drain it schedules); a weak load is atomic.
+    weak var value: RealmInstance?
+    init(_ value: RealmInstance) { self.value = value }
+}

@@ -1,0 +1,295 @@
+import Dispatch
+import Foundation
+
+/// The notification engine of one store: the entry point other layers call.
+///
+/// Commits are fed in version order (``feed(_:before:after:skipping:)``,
+/// called under the coordinator's lock, O(1)), published when durable
+/// (``publish(upTo:)``), and processed off the writer on one serial worker:
+/// for each commit it builds a ``ChangeDigest`` from the record and the two
+/// snapshots, finds the affected notifiers through the routing index
+/// (``TrackerRoutes``) without looking at the others, lets each update its
+/// kept state, and merges what changed into its subscription. Targets are
+/// then woken; a thread drains its mailbox at `refresh()` or `beginWrite()`,
+/// a queue when woken, a stream or actor by taking its subscription.
+///
+/// Two locks: `feed` (entries, registrations, horizon; held briefly by
+/// writers) and `state` (notifiers and subscriptions; held by the worker
+/// while it processes, and by deliveries while they take changes). A writer
+/// never waits for notifier work.
+final class DependencyTracker: @unchecked Sendable {
+    // Safe because: mutable state is in `feed` and `state`, both locked.
+    private struct Entry {
+        var version: UInt64
+        var record: ChangeRecord
+        var before: Snapshot
+        var after: Snapshot
+        var skipping: Set<Int>
+    }
+
+    private struct Registration {
+        var subscription: Subscription
+        var snapshot: Snapshot
+        var make: (Snapshot) throws(ShoalError) -> Notifier
+    }
+
+    private struct Feed {
+        var entries: [Entry] = []
+        var registrations: [Registration] = []
+        var removals: [Subscription] = []
+        var horizon: UInt64
+        var processed: UInt64
+        var scheduled = false
+        var active = false
+    }
+
+    private final class State {
+        var subscriptions: [Int: Subscription] = [:]
+        var routes = TrackerRoutes()
+        var snapshot: Snapshot
+        /// Registration snapshots not yet published.
+        var early: [Snapshot] = []
+        var statistics = Statistics()
+        init(snapshot: Snapshot) { self.snapshot = snapshot }
+    }
+
+    private let feedLock = NSCondition()
+    private var feedState: Feed
+    private let state: Locked<State>
+    private let worker: DispatchQueue
+    private let nextID = Locked(0)
+
+    init(snapshot: Snapshot, label: String) {
+        feedState = Feed(horizon: snapshot.version, processed: snapshot.version)
+        state = Locked(State(snapshot: snapshot))
+        worker = DispatchQueue(label: "shoal.notifications.\(label)")
+    }
+
+    // MARK: Writers (under the coordinator's lock)
+
+    /// Whether commits must be fed: true from the first registration on.
+    var isActive: Bool {
+        feedLock.lock()
+        defer { feedLock.unlock() }
+        return feedState.active
+    }
+
+    /// Records a commit; called in version order, under the coordinator's
+    /// lock, only while ``isActive``.
+    func feed(_ record: ChangeRecord, before: Snapshot, after: Snapshot, skipping: Set<Int>) {
+        feedLock.lock()
+        feedState.entries.append(Entry(version: after.version, record: record, before: before, after: after, skipping: skipping))
+        feedLock.unlock()
+    }
+
+    /// Lets the worker process commits up to `version` (now durable).
+    func publish(upTo version: UInt64) {
+        feedLock.lock()
+        feedState.horizon = max(feedState.horizon, version)
+        let kick = !feedState.scheduled && feedState.active
+        if kick { feedState.scheduled = true }
+        feedLock.unlock()
+        if kick { worker.async { self.run() } }
+    }
+
+    // MARK: Registration
+
+    /// A new subscription id.
+    func makeID() -> Int { nextID.withLock { $0 += 1; return $0 } }
+
+    /// Registers a subscription whose notifier `make` builds on the worker
+    /// from `snapshot` (the state the next commit will build on). Call under
+    /// the coordinator's lock, so that every later commit is fed.
+    func register(_ subscription: Subscription, snapshot: Snapshot, make: @escaping (Snapshot) throws(ShoalError) -> Notifier) {
+        feedLock.lock()
+        feedState.active = true
+        feedState.registrations.append(Registration(subscription: subscription, snapshot: snapshot, make: make))
+        let kick = !feedState.scheduled
+        feedState.scheduled = true
+        feedLock.unlock()
+        if kick { worker.async { self.run() } }
+    }
+
+    /// Registers a subscription that fails at once: its only delivery is `error`.
+    func registerFailed(_ subscription: Subscription, error: ShoalError) {
+        state.withLock { _ in
+            subscription.error = error
+            subscription.readyVersion = 0
+            if case .mailbox(let mailbox) = subscription.target { mailbox.subscriptions[subscription.id] = subscription }
+        }
+        wake([subscription])
+    }
+
+    /// Forgets a subscription: no further work is done for it.
+    func unregister(_ subscription: Subscription) {
+        subscription.invalidate()
+        feedLock.lock()
+        feedState.removals.append(subscription)
+        let kick = !feedState.scheduled && feedState.active
+        if kick { feedState.scheduled = true }
+        feedLock.unlock()
+        if kick { worker.async { self.run() } }
+    }
+
+    // MARK: The worker
+
+    private func run() {
+        while true {
+            feedLock.lock()
+            let horizon = feedState.horizon
+            let registrations = feedState.registrations
+            let removals = feedState.removals
+            let ready = feedState.entries.prefix { $0.version <= horizon }
+            feedState.registrations = []
+            feedState.removals = []
+            feedState.entries.removeFirst(ready.count)
+            if registrations.isEmpty && removals.isEmpty && ready.isEmpty {
+                feedState.processed = max(feedState.processed, horizon)
+                feedState.scheduled = false
+                feedLock.broadcast()
+                feedLock.unlock()
+                return
+            }
+            feedLock.unlock()
+            let woken = state.withLock { s in
+                process(s, registrations: registrations, removals: removals, entries: Array(ready), horizon: horizon)
+            }
+            wake(woken)
+            feedLock.lock()
+            feedState.processed = max(feedState.processed, horizon)
+            feedLock.broadcast()
+            feedLock.unlock()
+        }
+    }
+
+    private func process(_ s: State, registrations: [Registration], removals: [Subscription], entries: [Entry], horizon: UInt64)
+        -> [Subscription]
+    {
+        var woken: [Int: Subscription] = [:]
+        for sub in removals {
+            if case .mailbox(let mailbox) = sub.target { mailbox.subscriptions[sub.id] = nil }
+            guard s.subscriptions.removeValue(forKey: sub.id) != nil, let notifier = sub.notifier else { continue }
+            s.routes.remove(sub.id, notifier: notifier, schema: s.snapshot.schema)
+        }
+        for r in registrations where !r.subscription.isInvalidated {
+            do {
+                let notifier = try r.make(r.snapshot)
+                r.subscription.notifier = notifier
+                r.subscription.readyVersion = notifier.version
+                s.subscriptions[r.subscription.id] = r.subscription
+                s.routes.add(r.subscription.id, notifier: notifier, schema: r.snapshot.schema)
+            } catch {
+                r.subscription.error = error
+                r.subscription.readyVersion = 0
+            }
+            if case .mailbox(let mailbox) = r.subscription.target { mailbox.subscriptions[r.subscription.id] = r.subscription }
+            if r.snapshot.version > s.snapshot.version { s.early.append(r.snapshot) }
+            woken[r.subscription.id] = r.subscription
+        }
+        for entry in entries {
+            let digest = ChangeDigest(record: entry.record, before: entry.before, after: entry.after)
+            s.statistics.commits += 1
+            for (id, candidates) in s.routes.affected(by: digest) {
+                guard let sub = s.subscriptions[id], let notifier = sub.notifier else { continue }
+                s.statistics.notifierRuns += 1
+                // A notifier made from a later snapshot already shows this commit.
+                // (Feeding and registering under the coordinator's lock leaves no gap.)
+                guard notifier.version < entry.version else { continue }
+                guard let output = notifier.process(digest, candidates: candidates),
+                    !(entry.skipping.contains(id) && isNone(sub.pending))
+                else { continue }
+                sub.merge(output, digest: digest, filter: notifier.filter)
+                woken[id] = sub
+            }
+            s.snapshot = entry.after
+        }
+        s.early.removeAll { snapshot in
+            if snapshot.version <= horizon && snapshot.version > s.snapshot.version { s.snapshot = snapshot }
+            return snapshot.version <= horizon
+        }
+        return Array(woken.values)
+    }
+
+    private func isNone(_ pending: Subscription.Pending) -> Bool {
+        if case .none = pending { return true }
+        return false
+    }
+
+    private func wake(_ subscriptions: [Subscription]) {
+        var mailboxes: [ObjectIdentifier: Mailbox] = [:]
+        for sub in subscriptions {
+            switch sub.target {
+            case .mailbox(let m): mailboxes[ObjectIdentifier(m)] = m
+            case .pull(let signal): signal()
+            }
+        }
+        for mailbox in mailboxes.values {
+            guard let wake = mailbox.wake else { continue }
+            let go = state.withLock { _ in
+                defer { mailbox.wakeScheduled = true }
+                return !mailbox.wakeScheduled
+            }
+            if go { wake() }
+        }
+    }
+
+    /// Counts of the work done, for tests and benchmarks.
+    struct Statistics: Sendable, Equatable {
+        /// Commits processed.
+        var commits = 0
+        /// Notifiers run (routed to) over all commits.
+        var notifierRuns = 0
+    }
+
+    var statistics: Statistics { state.withLock { $0.statistics } }
+
+    // MARK: Delivery
+
+    /// Waits until every registration is taken in and every commit up to
+    /// `version` is processed.
+    func waitUntilProcessed(_ version: UInt64) {
+        feedLock.lock()
+        defer { feedLock.unlock() }
+        guard feedState.active else { return }
+        while feedState.processed < version || !feedState.registrations.isEmpty || !feedState.removals.isEmpty {
+            if !feedState.scheduled {
+                feedState.scheduled = true
+                worker.async { self.run() }
+            }
+            feedLock.wait()
+        }
+    }
+
+    /// The processed snapshot and the deliveries ready in a mailbox at it.
+    func takeDeliveries(_ mailbox: Mailbox) -> (snapshot: Snapshot, deliveries: [(Subscription, Delivery)]) {
+        state.withLock { s in
+            mailbox.wakeScheduled = false
+            var out: [(Subscription, Delivery)] = []
+            for sub in mailbox.subscriptions.values.sorted(by: { $0.id < $1.id }) {
+                if let delivery = take(sub, at: s.snapshot) { out.append((sub, delivery)) }
+            }
+            return (s.snapshot, out)
+        }
+    }
+
+    /// The processed snapshot and what one pulled subscription has pending.
+    func takeDelivery(_ subscription: Subscription) -> (snapshot: Snapshot, delivery: Delivery)? {
+        state.withLock { s in take(subscription, at: s.snapshot).map { (s.snapshot, $0) } }
+    }
+
+    private func take(_ sub: Subscription, at snapshot: Snapshot) -> Delivery? {
+        guard sub.readyVersion <= snapshot.version, !sub.isInvalidated else { return nil }
+        if let error = sub.error {
+            sub.error = nil
+            sub.readyVersion = .max
+            return .error(error)
+        }
+        if !sub.initialDelivered {
+            sub.initialDelivered = true
+            sub.pending = .none
+            // Object observation has no initial callback.
+            return sub.notifier is ObjectNotifier ? nil : .initial
+        }
+        return sub.takePending(at: snapshot)
+    }
+}

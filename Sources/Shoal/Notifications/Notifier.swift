@@ -1,0 +1,98 @@
+/// What a notifier keeps in sync with the commits: one observed collection
+/// or object, at the version of the last commit it processed.
+///
+/// Notifiers live on the tracker's worker and read only snapshots, never
+/// accessors or live collections.
+class Notifier {
+    /// The version the kept state reflects.
+    var version: UInt64
+    let filter: ModificationFilter
+
+    init(version: UInt64, filter: ModificationFilter) {
+        self.version = version
+        self.filter = filter
+    }
+
+    /// Where routing finds the notifier.
+    var anchor: NotifierAnchor { fatalError("abstract") }
+    /// The columns and link edges that can change what it shows.
+    func dependencies(schema: Schema) -> Dependencies { fatalError("abstract") }
+    /// Updates the kept state for one commit; `candidates` are the objects
+    /// routing found for it (root objects, or the anchor object). Returns
+    /// what the commit changed, or `nil` when nothing that it shows changed.
+    func process(_ digest: ChangeDigest, candidates: Set<ObjectKey>) -> NotifierOutput? { fatalError("abstract") }
+}
+
+/// How routing reaches a notifier.
+enum NotifierAnchor {
+    /// Results over a whole table: reached through the table's routing
+    /// index, by an equality on `path` when there is one.
+    case table(TableKey, equality: (path: [BoundProperty], values: Set<Value>)?)
+    /// A collection of one object, or the object itself.
+    case object(Link)
+}
+
+/// What one commit changed for a notifier.
+enum NotifierOutput {
+    /// An ordered collection's elements moved, appeared, vanished or may be
+    /// modified; `objects` names the object behind each possibly modified id.
+    case order(OrderChange, objects: [ElementID: Link], rootDeleted: Bool)
+    /// The observed object was modified (root property changes per filter
+    /// are asked of the digest) or deleted.
+    case object(deleted: Bool)
+    /// A map's entries changed: its entries before the commit, and the keys
+    /// whose object values were modified under the filter.
+    case map(before: [String: Value], modified: Set<String>, rootDeleted: Bool)
+}
+
+/// An ordered notifier's shared state: its elements' identities in order.
+class OrderNotifier: Notifier {
+    var order: ContiguousArray<ElementID> = []
+    /// The notifier's root table, for filters (nil for values).
+    var elementTable: TableKey?
+
+    /// The ids that may be modified, with the objects behind them, among
+    /// the elements present before and after a change.
+    func objects(for change: OrderChange, object: (ElementID) -> Link?) -> [ElementID: Link] {
+        var out: [ElementID: Link] = [:]
+        let inserted = Set(change.inserted.map(\.id))
+        for r in change.removed where inserted.contains(r.id) { out[r.id] = object(r.id) }
+        for id in change.kept.keys { out[id] = object(id) }
+        return out
+    }
+
+    /// A change between two whole orders, given as arrays of values, with
+    /// new identities for new elements: the fallback diff.
+    static func difference(from old: [Value], to new: [Value], ids: inout ContiguousArray<ElementID>,
+        nextID: inout ElementID) -> OrderChange
+    {
+        var change = OrderChange()
+        let diff = new.difference(from: old)
+        var removedOffsets = Set<Int>()
+        for case .remove(let offset, _, _) in diff.removals { removedOffsets.insert(offset) }
+        var kept: [ElementID] = []
+        for (offset, id) in ids.enumerated() {
+            if removedOffsets.contains(offset) { change.removed.append((id, offset)) } else { kept.append(id) }
+        }
+        var insertedOffsets = Set<Int>()
+        for case .insert(let offset, _, _) in diff.insertions { insertedOffsets.insert(offset) }
+        var result = ContiguousArray<ElementID>()
+        result.reserveCapacity(new.count)
+        var keptIterator = kept.makeIterator()
+        var oldPositions: [ElementID: Int] = [:]
+        for (offset, id) in ids.enumerated() where !removedOffsets.contains(offset) { oldPositions[id] = offset }
+        for offset in new.indices {
+            if insertedOffsets.contains(offset) {
+                let id = nextID
+                nextID += 1
+                result.append(id)
+                change.inserted.append((id, offset))
+            } else if let id = keptIterator.next() {
+                result.append(id)
+                change.kept[id] = (oldPositions[id] ?? offset, offset)
+            }
+        }
+        ids = result
+        return change
+    }
+}
