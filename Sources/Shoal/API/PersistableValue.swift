@@ -6,7 +6,8 @@ public import Foundation
 /// `Float`, `Double`, `String`, `Data`, `Date`, `UUID`, ``ObjectId``,
 /// ``Decimal128``, ``AnyRealmValue``, ``PersistableEnum`` types, `Object`
 /// subclasses (as links), and `Optional` of each. Conform your enums through
-/// ``PersistableEnum``; other conformances are not supported.
+/// ``PersistableEnum``, and other types through ``CustomPersistable`` or
+/// ``FailableCustomPersistable``.
 public protocol PersistableValue {
     /// How the type is described in the schema.
     static var persistedType: PersistedTypeInfo { get }
@@ -164,7 +165,10 @@ extension Optional: PersistableValue where Wrapped: PersistableValue {
     }
     public static func persistedDefault() -> Wrapped? { nil }
     public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> Wrapped? {
-        s.value.isNull ? nil : Wrapped.fromStored(s, c)
+        if s.value.isNull { return nil }
+        // A failable custom type reads as nil when its stored form does not convert.
+        if let failable = Wrapped.self as? any FailableCustomPersistable.Type { return failable.convertedIfValid(s, c) as? Wrapped }
+        return Wrapped.fromStored(s, c)
     }
     public func toStored(_ c: StoredContext) -> StoredValue {
         switch self {
