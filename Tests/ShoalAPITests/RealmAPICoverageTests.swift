@@ -155,7 +155,7 @@ import Testing
         #expect(one.id != two.id)
     }
 
-    @Test("writeCopy(toFile:) writes a database that opens with the same data; schemaVersionAtURL reads its version")
+    @Test("writeCopy(toFile:) and writeCopy(configuration:) write a database that opens with the same data; fileExists(for:); schemaVersionAtURL reads its version")
     func writeCopyAndSchemaVersion() throws {
         let url = temporaryDatabaseURL()
         var config = fileConfiguration(url, types: [Dog.self, Person.self])
@@ -167,6 +167,13 @@ import Testing
             try realm.writeCopy(toFile: copy)
             #expect(throws: ShoalError.self) { try realm.writeCopy(toFile: copy) }
         }
+        #expect(Realm.fileExists(for: config) && !Realm.fileExists(for: Realm.Configuration(inMemoryIdentifier: "x")))
+        var elsewhere = config
+        elsewhere.fileURL = url.deletingLastPathComponent().appendingPathComponent("by-config.realm")
+        #expect(!Realm.fileExists(for: elsewhere))
+        try Realm(configuration: config).writeCopy(configuration: elsewhere)
+        #expect(Realm.fileExists(for: elsewhere))
+        #expect(try Realm(configuration: elsewhere).objects(Dog.self).count == 5)
         #expect(try schemaVersionAtURL(url) == 4)
         #expect(try schemaVersionAtURL(copy) == 4)
         #expect(throws: ShoalError.self) { try schemaVersionAtURL(url.deletingLastPathComponent().appendingPathComponent("none.realm")) }

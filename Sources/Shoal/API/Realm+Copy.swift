@@ -41,6 +41,32 @@ extension Realm {
     }
 }
 
+extension Realm {
+    /// Writes a compacted copy of the Realm's data to the file a configuration names.
+    ///
+    /// ```swift
+    /// try realm.writeCopy(configuration: Realm.Configuration(fileURL: backupURL))
+    /// ```
+    /// - Throws: ``ShoalError`` `unsupported` for an in-memory configuration;
+    ///   otherwise as ``writeCopy(toFile:)``.
+    public func writeCopy(configuration: Configuration) throws {
+        guard configuration.inMemoryIdentifier == nil else {
+            throw ShoalError(.unsupported, "Cannot write a copy to an in-memory configuration; give it a fileURL.")
+        }
+        try writeCopy(toFile: configuration.fileURL ?? Configuration.defaultFileURL)
+    }
+
+    /// Whether the database a configuration names exists on disk (`false` for an in-memory one).
+    ///
+    /// ```swift
+    /// if !Realm.fileExists(for: config) { showOnboarding() }
+    /// ```
+    public static func fileExists(for configuration: Configuration) -> Bool {
+        guard configuration.inMemoryIdentifier == nil else { return false }
+        return FileManager.default.fileExists(atPath: (configuration.fileURL ?? Configuration.defaultFileURL).standardizedFileURL.path)
+    }
+}
+
 /// The schema version stored in the database at `fileURL`, without opening it
 /// (and without the application's classes).
 ///
