@@ -133,6 +133,25 @@ import Testing
         #expect(first.doubles == again.doubles && first.dates == again.dates)
     }
 
+    // As Realm's unmanaged collections do (RLMArray and RLMSet compare unmanaged objects by identity).
+    @Test("unmanaged sets and lists of unmanaged objects compare the objects by identity")
+    func unmanagedObjectsByIdentity() {
+        let rex = Dog(), fido = Dog()
+        let set = MutableSet<Dog>()
+        set.insert(rex)
+        set.insert(fido)
+        set.insert(rex)
+        #expect(set.count == 2 && set.contains(rex) && set.contains(fido) && !set.contains(Dog()))
+        set.remove(rex)
+        #expect(set.count == 1 && !set.contains(rex))
+        let list = List<Dog>()
+        list.append(objectsIn: [rex, fido])
+        #expect(list.index(of: fido) == 1 && list.index(of: Dog()) == nil)
+        let anys = List<AnyRealmValue>()
+        anys.append(objectsIn: [.object(rex), .int(3)])
+        #expect(anys.index(of: .object(rex)) == 0 && anys.index(of: .int(3)) == 1 && anys.index(of: .object(fido)) == nil)
+    }
+
     // Realm: CombineTests (ObjectKeyIdentifiable ids are stable for managed objects).
     @Test("ObjectKeyIdentifiable gives every accessor of a managed object the same id")
     func objectKeyIdentifiable() throws {

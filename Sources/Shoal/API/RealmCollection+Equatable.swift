@@ -70,15 +70,21 @@ private func collectionEquals<E: PersistableValue>(_ a: ManagedSlot?, _ b: Manag
     }
 }
 
-/// Objects by identity (or the same managed object), values by value.
-private func sameElement<E: PersistableValue>(_ a: E, _ b: E) -> Bool {
-    if let x = a as? Object, let y = b as? Object { return x === y || x.isSameObject(as: y) }
-    if let x = a as? Object?, let y = b as? Object? {
-        switch (x, y) {
-        case (nil, nil): return true
-        case (let x?, let y?): return x === y || x.isSameObject(as: y)
-        default: return false
-        }
+/// Whether two elements of an unmanaged collection are the same: objects
+/// (also in an optional or an `AnyRealmValue`) by identity or as the same
+/// managed object, values by value. (An unmanaged object has no stored form
+/// to compare.)
+func sameElement<E: PersistableValue>(_ a: E, _ b: E) -> Bool {
+    let (x, y) = (linkedObject(a), linkedObject(b))
+    if x != nil || y != nil {
+        guard let x, let y else { return false }
+        return x === y || x.isSameObject(as: y)
     }
     return a.toValue(nil) == b.toValue(nil)
+}
+
+private func linkedObject(_ value: Any) -> Object? {
+    if let object = value as? Object { return object }
+    if let any = value as? AnyRealmValue, case .object(let object) = any { return object }
+    return nil
 }

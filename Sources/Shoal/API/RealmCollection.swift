@@ -93,7 +93,7 @@ extension RealmCollectionImpl {
 
     public func index(of object: Element) -> Int? {
         guard let instance = managedInstance else {
-            return unmanagedElements.firstIndex { $0.toValue(nil) == object.toValue(nil) }
+            return unmanagedElements.firstIndex { sameElement($0, object) }
         }
         if let object = object as? Object {
             guard let ref = object.ref else { return nil }
