@@ -15,7 +15,8 @@
 /// change: what piles up is merged into one `.update` relative to the last
 /// element it took (never dropped, which would break the indices). The
 /// sequence ends when the iterating task is cancelled; the observation ends
-/// with the iterator.
+/// with the iterator. Iterate a sequence once (as an `AsyncStream`); call
+/// `changes` again for another iteration.
 public struct RealmCollectionChanges<Collection: RealmCollection>: AsyncSequence, @unchecked Sendable {
     // Safe because: `registration` only reads the collection's immutable
     // description (store, table, source) to rebind it to frozen instances.
@@ -27,12 +28,7 @@ public struct RealmCollectionChanges<Collection: RealmCollection>: AsyncSequence
         // Safe because: `collection` is used only through `rebound(to:)` with
         // frozen instances, which reads its immutable description.
         let collection: Collection
-        let instance: RealmInstance
-        let subscription: Subscription
-        let tracker: DependencyTracker
-        let token: NotificationToken
-        let signals: AsyncStream<Void>
-        private let continuation: AsyncStream<Void>.Continuation
+        let pulled: PulledObservation
 
         init(collection: Collection, keyPaths: [String]?) {
             guard let base = collection.resultsBase else {
@@ -44,26 +40,15 @@ public struct RealmCollectionChanges<Collection: RealmCollection>: AsyncSequence
                 if case .table(let t) = source.root(table: table, schema: base.instance.schema) { t } else { nil }
             let depth = base.instance.configuration.collectionNotificationDepth
             let filter = base.instance.modificationFilter(keyPaths, table: elementTable, unfiltered: .deep(elementTable == nil ? 0 : depth))
-            let (signals, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-            (subscription, tracker, token) = base.instance.observePulled(filter: filter,
-                make: { snapshot, filter in NotifierFactory.collection(table: table, source: source, snapshot: snapshot, filter: filter) },
-                signal: { continuation.yield() })
+            pulled = PulledObservation(instance: base.instance, filter: filter) { snapshot, filter in
+                NotifierFactory.collection(table: table, source: source, snapshot: snapshot, filter: filter)
+            }
             self.collection = collection
-            self.instance = base.instance
-            self.signals = signals
-            self.continuation = continuation
-        }
-
-        /// Ends the observation and the sequence.
-        func stop() {
-            token.invalidate()
-            continuation.finish()
         }
 
         /// The next change taken from the engine, with the collection frozen at its version.
         func take() -> RealmCollectionChange<Collection>? {
-            guard let (snapshot, delivery) = tracker.takeDelivery(subscription) else { return nil }
-            let frozen = RealmInstance(configuration: instance.configuration, coordinator: instance.coordinator, snapshot: snapshot, frozen: true)
+            guard let (frozen, delivery) = pulled.take() else { return nil }
             let collection = collection.rebound(to: frozen)
             switch delivery {
             case .initial: return .initial(collection)
@@ -84,13 +69,13 @@ public struct RealmCollectionChanges<Collection: RealmCollection>: AsyncSequence
                 if let change = registration.take() { return change }
                 guard await signals.next() != nil else { return nil }
             }
-            registration.token.invalidate()
+            registration.pulled.token.invalidate()
             return nil
         }
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(registration: registration, signals: registration.signals.makeAsyncIterator())
+        AsyncIterator(registration: registration, signals: registration.pulled.signals.makeAsyncIterator())
     }
 }
 
@@ -130,8 +115,7 @@ extension RealmCollection {
             }
         }
         // The task holds the registration; the token ends it, and the task with it.
-        return NotificationToken(storeIdentifier: registration.instance.coordinator.identifier,
-            subscriptionID: registration.subscription.id) { registration.stop() }
+        return registration.pulled.outerToken()
     }
 }
 
@@ -145,5 +129,47 @@ struct ChangeBox<C>: @unchecked Sendable {
 extension Actor {
     fileprivate func deliver<C>(_ box: ChangeBox<C>, _ block: @Sendable (isolated Self, RealmCollectionChange<C>) -> Void) {
         block(self, box.change)
+    }
+}
+
+/// An observation whose changes a consumer takes (an async sequence, an
+/// actor's task): the engine signals, the consumer takes what is pending,
+/// merged, with a frozen instance at its version.
+final class PulledObservation: @unchecked Sendable {
+    // Safe because: `instance` is only read for its immutable configuration
+    // and coordinator; the rest is immutable or thread-safe.
+    let instance: RealmInstance
+    let subscription: Subscription
+    let tracker: DependencyTracker
+    let token: NotificationToken
+    let signals: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init(instance: RealmInstance, filter: Result<ModificationFilter, ShoalError>,
+        make: @escaping (Snapshot, ModificationFilter) -> Notifier)
+    {
+        let (signals, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (subscription, tracker, token) = instance.observePulled(filter: filter, make: make, signal: { continuation.yield() })
+        self.instance = instance
+        self.signals = signals
+        self.continuation = continuation
+    }
+
+    /// What is pending, with a frozen instance at the version it describes.
+    func take() -> (RealmInstance, Delivery)? {
+        guard let (snapshot, delivery) = tracker.takeDelivery(subscription) else { return nil }
+        let frozen = RealmInstance(configuration: instance.configuration, coordinator: instance.coordinator, snapshot: snapshot, frozen: true)
+        return (frozen, delivery)
+    }
+
+    /// Ends the observation and the signals.
+    func stop() {
+        token.invalidate()
+        continuation.finish()
+    }
+
+    /// A token for a task that consumes this observation: ending it ends the task's loop.
+    func outerToken() -> NotificationToken {
+        NotificationToken(storeIdentifier: instance.coordinator.identifier, subscriptionID: subscription.id) { self.stop() }
     }
 }

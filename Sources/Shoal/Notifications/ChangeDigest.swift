@@ -35,7 +35,35 @@ final class ChangeDigest {
         self.before = before
         self.after = after
         self.record = record
-        self.summary = record.summary
+        self.summary = Self.net(record.summary, before: before, after: after)
+    }
+
+    /// The summary without properties whose value ended as it began: a
+    /// value changed and changed back in one transaction is no change.
+    private static func net(_ summary: [TableKey: TableChangeSummary], before: Snapshot, after: Snapshot) -> [TableKey: TableChangeSummary] {
+        var out = summary
+        for (table, var changes) in summary {
+            let properties = after.schema[table].properties
+            for (key, modified) in changes.modifications {
+                let kept = modified.filter { p in
+                    switch properties[p].collection {
+                    case .none: return !before.value(table, key, p).isIdentical(to: after.value(table, key, p))
+                    case .list: return !identical(before.list(table, key, p), after.list(table, key, p))
+                    case .set: return !identical(Array(before.set(table, key, p)), Array(after.set(table, key, p)))
+                    case .map:
+                        let (b, a) = (before.map(table, key, p), after.map(table, key, p))
+                        return !(b.keys.elementsEqual(a.keys) && identical(Array(b.values), Array(a.values)))
+                    }
+                }
+                changes.modifications[key] = kept.isEmpty ? nil : kept
+            }
+            out[table] = changes.isEmpty ? nil : changes
+        }
+        return out
+    }
+
+    private static func identical(_ a: [Value], _ b: [Value]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { $0.isIdentical(to: $1) }
     }
 
     // MARK: Net changes of one object

@@ -286,9 +286,12 @@ final class DependencyTracker: @unchecked Sendable {
         }
         if !sub.initialDelivered {
             sub.initialDelivered = true
-            sub.pending = .none
-            // Object observation has no initial callback.
-            return sub.notifier is ObjectNotifier ? nil : .initial
+            // Object observation has no initial callback: changes since it
+            // began are its first delivery.
+            guard sub.notifier is ObjectNotifier else {
+                sub.pending = .none
+                return .initial
+            }
         }
         return sub.takePending(at: snapshot)
     }

@@ -51,16 +51,6 @@ class OrderNotifier: Notifier {
     /// The notifier's root table, for filters (nil for values).
     var elementTable: TableKey?
 
-    /// The ids that may be modified, with the objects behind them, among
-    /// the elements present before and after a change.
-    func objects(for change: OrderChange, object: (ElementID) -> Link?) -> [ElementID: Link] {
-        var out: [ElementID: Link] = [:]
-        let inserted = Set(change.inserted.map(\.id))
-        for r in change.removed where inserted.contains(r.id) { out[r.id] = object(r.id) }
-        for id in change.kept.keys { out[id] = object(id) }
-        return out
-    }
-
     /// A change between two whole orders, given as arrays of values, with
     /// new identities for new elements: the fallback diff.
     static func difference(from old: [Value], to new: [Value], ids: inout ContiguousArray<ElementID>,

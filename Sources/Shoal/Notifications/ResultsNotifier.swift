@@ -164,7 +164,7 @@ final class ResultsNotifier: OrderNotifier {
         for s in same {
             change.kept[s.id] = (s.old, position(of: sortValues(ObjectKey(s.id), in: after), s.id, in: after))
         }
-        return .order(change, objects: objects(for: change) { Link(table: table, key: ObjectKey($0)) }, rootDeleted: false)
+        return .order(change, objects: touchedObjects(change), rootDeleted: false)
     }
 
 
@@ -178,6 +178,17 @@ final class ResultsNotifier: OrderNotifier {
         for (index, id) in new.enumerated() where moving.contains(id) { change.inserted.append((id, index)) }
         order = new
         guard !change.isEmpty else { return nil }
-        return .order(change, objects: objects(for: change) { Link(table: table, key: ObjectKey($0)) }, rootDeleted: false)
+        return .order(change, objects: touchedObjects(change), rootDeleted: false)
+    }
+
+    /// Every element the change names, with its object: an object that left
+    /// and came back across coalesced commits is checked for modification
+    /// in each commit it changed in (and deleted or created ones never are).
+    private func touchedObjects(_ change: OrderChange) -> [ElementID: Link] {
+        var out: [ElementID: Link] = [:]
+        for id in change.kept.keys { out[id] = Link(table: table, key: ObjectKey(id)) }
+        for r in change.removed { out[r.id] = Link(table: table, key: ObjectKey(r.id)) }
+        for i in change.inserted { out[i.id] = Link(table: table, key: ObjectKey(i.id)) }
+        return out
     }
 }
