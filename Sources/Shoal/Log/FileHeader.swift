@@ -91,7 +91,7 @@ enum FileHeaderError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .truncated(let length): "file header is truncated (\(length) of \(LogFormat.fileHeaderSize) bytes)"
         case .wrongMagic(let found, let expected):
-            "not a Shoal \(expected): magic is \(found.map { String($0, radix: 16) }.joined(separator: " "))"
+            "not a Shoal \(expected): magic is \(found.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " "))"
         case .unsupportedVersion(let found): "format version \(found) is newer than \(LogFormat.version)"
         case .unsupportedFlags(let flags): "unsupported header flags 0x\(String(flags, radix: 16))"
         case .corrupt(let field): "file header field \(field) is damaged"

@@ -110,6 +110,13 @@ struct RecoveryWalk {
             let isLast = index == segments.count - 1
             if segment.base > frontier { missingSegmentsSinceFrontier += 1 }
             guard segment.header != nil else {
+                if isLast && segment.byteCount == 0 && !stopped {
+                    // An empty last segment holds no record: what a crash while
+                    // it was created leaves. Opening removes it; nothing is lost.
+                    note(LogProblem(kind: .tornTail, file: segment.name, offset: 0, version: state.version + 1, byteCount: 0,
+                        reason: "the last log segment is empty (no header, no record); opening removes it"))
+                    continue
+                }
                 damagedBytesSinceFrontier += segment.byteCount
                 note(LogProblem(kind: .corruptHeader, file: segment.name, offset: 0, version: state.version + 1,
                     byteCount: segment.byteCount, reason: segment.headerError?.message ?? "header does not verify"))
