@@ -16,7 +16,7 @@ struct Check: ParsableCommand {
     var force = false
 
     func run() throws {
-        try runReporting(allowsForce: true) {
+        try runReporting(allowsForce: true, json: options.json) {
             let bar = options.progressBar("checking")
             let inspector = try LogInspector(path: options.path, ignoringLock: force, progress: bar?.update)
             let report = inspector.check(progress: bar?.update)

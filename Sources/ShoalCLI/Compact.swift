@@ -10,7 +10,7 @@ struct Compact: ParsableCommand {
 
     func run() throws {
         Interrupt.install()
-        try runReporting {
+        try runReporting(json: options.json) {
             if Interrupt.requested { throw CancellationError() }
             let (before, after) = try LogRepairer.compact(at: options.path)
             if options.json {

@@ -28,11 +28,12 @@ struct Dump: ParsableCommand {
     var force = false
 
     func run() throws {
-        try runReporting(allowsForce: true) {
+        try runReporting(allowsForce: true, json: options.json) {
             let inspector = try LogInspector(path: options.path, ignoringLock: force)
             let filter = DumpFilter(from: from, to: to, className: className, primaryKey: object)
+            let status = warnAboutDamage(inspector, json: options.json)
             try inspector.dump(filter, format: options.json ? .json : .text) { print($0) }
-            return .healthy
+            return status
         }
     }
 }

@@ -21,7 +21,7 @@ enum ExitStatus: Int32 {
     /// The exit status for an error the recovery API threw.
     static func forError(_ error: ShoalError) -> ExitCode {
         switch error.code {
-        case .unknownObjectType, .missingVersions: .validationFailure
+        case .unknownObjectType, .missingVersions, .invalidValue: .validationFailure
         case .corruptRecord, .corruptLog, .corruptHeader, .corruptSnapshot, .nonMonotonicVersion,
             .requiresNewerShoal, .tornTail:
             ExitStatus.damaged.exitCode
@@ -31,8 +31,8 @@ enum ExitStatus: Int32 {
 }
 
 /// Runs a command body, turning library errors into a message on standard
-/// error and an exit status, never a stack trace.
-func runReporting(allowsForce: Bool = false, _ body: () throws -> ExitStatus) throws {
+/// error (a JSON object with `json`) and an exit status, never a stack trace.
+func runReporting(allowsForce: Bool = false, json: Bool = false, _ body: () throws -> ExitStatus) throws {
     let status: ExitStatus
     do {
         status = try body()
@@ -41,10 +41,19 @@ func runReporting(allowsForce: Bool = false, _ body: () throws -> ExitStatus) th
         if error.code == .alreadyOpen && allowsForce {
             message += ". Pass --force to read it anyway (read-only; a record being written may show as a torn tail)."
         }
-        printError("shoal: error: \(message)")
-        throw ExitStatus.forError(error)
+        let exit = ExitStatus.forError(error)
+        if json {
+            printJSONError(message, status: exit.rawValue, code: error.code)
+        } else {
+            printError("shoal: error: \(message)")
+        }
+        throw exit
     } catch is CancellationError {
-        printError("shoal: interrupted; nothing was changed")
+        if json {
+            printJSONError("interrupted; nothing was changed", status: 130)
+        } else {
+            printError("shoal: interrupted; nothing was changed")
+        }
         throw ExitCode(130)
     }
     if status != .healthy { throw status.exitCode }

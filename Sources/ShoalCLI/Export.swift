@@ -23,10 +23,11 @@ struct Export: ParsableCommand {
     var force = false
 
     func run() throws {
-        try runReporting(allowsForce: true) {
+        try runReporting(allowsForce: true, json: options.json) {
             let inspector = try LogInspector(path: options.path, ignoringLock: force)
+            let status = warnAboutDamage(inspector, json: options.json)
             try inspector.export(className: className, at: version.map { .version($0) }, format: format) { print($0) }
-            return .healthy
+            return status
         }
     }
 }

@@ -23,7 +23,10 @@ struct GlobalOptions: ParsableArguments {
 /// fractional seconds allowed) or `@<unix seconds>` as a time.
 func parsePointInTime(_ text: String) throws -> PointInTime {
     if let version = UInt64(text) { return .version(version) }
-    return .time(microsSinceEpoch: try parseTime(text))
+    guard let time = try? parseTime(text) else {
+        throw ValidationError("'\(text)' is not a version number, an ISO 8601 time (2024-05-01T12:00:00Z) or @<unix seconds>")
+    }
+    return .time(microsSinceEpoch: time)
 }
 
 /// Parses an ISO 8601 time or `@<unix seconds>` into microseconds since the epoch.
@@ -36,5 +39,5 @@ func parseTime(_ text: String) throws -> UInt64 {
             return UInt64((date.timeIntervalSince1970 * 1_000_000).rounded())
         }
     }
-    throw ValidationError("'\(text)' is not a version number, an ISO 8601 time (2024-05-01T12:00:00Z) or @<unix seconds>")
+    throw ValidationError("'\(text)' is not a time: give an ISO 8601 time (2024-05-01T12:00:00Z) or @<unix seconds>")
 }

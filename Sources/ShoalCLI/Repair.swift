@@ -30,7 +30,7 @@ struct Repair: ParsableCommand {
 
     func run() throws {
         Interrupt.install()
-        try runReporting {
+        try runReporting(json: options.json) {
             let bar = options.progressBar("repairing")
             let report = try LogRepairer.repair(
                 at: options.path, mode: salvage ? .salvage : truncate ? .truncate : .tailOnly, backupPath: backup,

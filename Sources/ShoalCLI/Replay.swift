@@ -28,7 +28,7 @@ struct Replay: ParsableCommand {
 
     func run() throws {
         Interrupt.install()
-        try runReporting(allowsForce: true) {
+        try runReporting(allowsForce: true, json: options.json) {
             let target: PointInTime = toVersion.map { .version($0) } ?? .time(microsSinceEpoch: toTime!)
             let version = try LogRepairer.replay(
                 at: options.path, to: target, output: output, ignoringLock: force, isCancelled: { Interrupt.requested })

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Shoal
 
 /// The `shoal` recovery tool: every command is a thin layer over the
@@ -16,6 +17,27 @@ struct ShoalCommand: ParsableCommand {
             Exit codes: 0 healthy, 1 torn tail only (what a crash leaves; opening repairs it), \
             2 damage before the tail, 3 not a Shoal database or unreadable, 64 usage error.
             """,
+        version: ShoalCommand.version,
         subcommands: [Check.self, Repair.self, Dump.self, Stats.self, Compact.self, Replay.self, Export.self]
     )
+
+    /// The tool's version, printed by `shoal --version`.
+    static let version = "0.1.0"
+
+    /// Runs the command; with `--json`, a usage error is printed as JSON too
+    /// (`{"error":{"message":…,"status":64}}`), so a script reading JSON
+    /// never meets plain text.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let status = exitCode(for: error)
+            if CommandLine.arguments.contains("--json"), !status.isSuccess, !(error is ExitCode) {
+                printJSONError(fullMessage(for: error), status: status.rawValue)
+                Foundation.exit(status.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
 }

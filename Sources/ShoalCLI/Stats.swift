@@ -14,13 +14,14 @@ struct Stats: ParsableCommand {
     var force = false
 
     func run() throws {
-        try runReporting(allowsForce: true) {
+        try runReporting(allowsForce: true, json: options.json) {
             let bar = options.progressBar("reading")
             let inspector = try LogInspector(path: options.path, ignoringLock: force, progress: bar?.update)
             bar?.finish()
             let report = inspector.stats(largest: largest)
+            let status = warnAboutDamage(inspector, json: options.json)
             print(options.json ? report.json() : report.text)
-            return .healthy
+            return status
         }
     }
 }

@@ -113,10 +113,12 @@ public final class Note: Object, Codable {
 }
 
 /// A fresh directory under the system's temporary directory, for a file-backed Realm.
+/// The directory is created (a Realm, as Realm does, refuses a file whose
+/// parent directory does not exist).
 public func temporaryDatabaseURL(_ name: String = "db") -> URL {
-    URL(fileURLWithPath: NSTemporaryDirectory())
-        .appendingPathComponent("shoal-tests-\(UUID().uuidString)")
-        .appendingPathComponent("\(name).realm")
+    let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("shoal-tests-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory.appendingPathComponent("\(name).realm")
 }
 
 /// A configuration for a file-backed Realm holding the test model.

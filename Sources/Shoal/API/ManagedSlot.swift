@@ -95,5 +95,9 @@ func nestedCollection(_ kind: String) -> Never {
 
 /// Stops for freezing or thawing an unmanaged collection.
 func unmanagedCollection(_ kind: String) -> Never {
-    shoalPrecondition(ShoalError(.unsupported, "This method may only be called on managed \(kind)."))
+    // Realm's wording (RealmCollectionTypeTests testFreeze on an unmanaged
+    // list), with Shoal's type names for RLMArray, RLMSet and RLMDictionary.
+    let typeName = ["lists": "List", "sets": "MutableSet", "maps": "Map"][kind] ?? kind
+    shoalPrecondition(ShoalError(.unsupported,
+        "This method may only be called on \(typeName) instances retrieved from a Realm; this one is unmanaged."))
 }

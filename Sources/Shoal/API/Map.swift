@@ -157,10 +157,8 @@ public final class Map<Key: MapKey, Value: RealmCollectionValue>: RandomAccessCo
         return Map(slot: live)
     }
 
-    public var description: String {
-        let body = map { "    [\($0.key)]: \($0.value)" }.joined(separator: "\n")
-        return "Map<\(Key.self), \(Value.self)> <\(count) entries> {" + (body.isEmpty ? "" : "\n\(body)\n") + "}"
-    }
+    /// The entries in Realm's format (see `RealmDescription`).
+    public var description: String { realmDescription(depth: RealmDescription.maxDepth) }
 }
 
 extension Map: PersistableValue {

@@ -63,7 +63,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RealmCollectionImp
 
     /// Whether the set holds `element`.
     public func contains(_ element: Element) -> Bool {
-        guard let slot else { return unmanaged.contains { $0.toValue(nil) == element.toValue(nil) } }
+        guard let slot else { return unmanaged.contains { sameElement($0, element) } }
         if let object = element as? Object, object.ref == nil { return false }
         slot.ref.checkValid()
         return slot.ref.realm.current.set(slot.ref.table, slot.ref.key, slot.property).contains(element.toValue(nil))
@@ -87,7 +87,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RealmCollectionImp
     /// Removes an element if present.
     public func remove(_ element: Element) {
         guard slot != nil else {
-            unmanaged.removeAll { $0.toValue(nil) == element.toValue(nil) }
+            unmanaged.removeAll { sameElement($0, element) }
             return
         }
         guard contains(element) else { return }

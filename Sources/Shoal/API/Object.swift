@@ -201,23 +201,9 @@ open class Object: CustomStringConvertible, Hashable {
             context: ["class": schema.className]))
     }
 
-    open var description: String {
-        let schema = objectSchema
-        if isInvalidated { return "[invalid object]" }
-        let body = schema.properties.filter(\.isStored).map { p -> String in
-            let value = self[p.name]
-            return "    \(p.name) = \(Self.describe(value));"
-        }
-        return "\(schema.className) {\n" + body.joined(separator: "\n") + "\n}"
-    }
-
-    private static func describe(_ value: Any?) -> String {
-        guard let value else { return "nil" }
-        if let object = value as? Object { return "\(object.objectSchema.className)(\(object.ref?.key.rawValue ?? -1))" }
-        if let string = value as? String { return "\"\(string)\"" }
-        if let optional = value as? (any OptionalProtocol) { return optional.describeWrapped }
-        return "\(value)"
-    }
+    /// The object in Realm's format: its class, then `name = value;` per
+    /// property, linked objects and collections nested (see `RealmDescription`).
+    open var description: String { RealmDescription.object(self, depth: RealmDescription.maxDepth) }
 
     public static func == (lhs: Object, rhs: Object) -> Bool { lhs.isSameObject(as: rhs) }
 
@@ -227,19 +213,6 @@ open class Object: CustomStringConvertible, Hashable {
             hasher.combine(ref.link)
         } else {
             hasher.combine(ObjectIdentifier(self))
-        }
-    }
-}
-
-protocol OptionalProtocol {
-    var describeWrapped: String { get }
-}
-
-extension Optional: OptionalProtocol {
-    var describeWrapped: String {
-        switch self {
-        case .none: "nil"
-        case .some(let w): "\(w)"
         }
     }
 }

@@ -6,7 +6,8 @@ public import Foundation
 /// `Float`, `Double`, `String`, `Data`, `Date`, `UUID`, ``ObjectId``,
 /// ``Decimal128``, ``AnyRealmValue``, ``PersistableEnum`` types, `Object`
 /// subclasses (as links), and `Optional` of each. Conform your enums through
-/// ``PersistableEnum``; other conformances are not supported.
+/// ``PersistableEnum``, and other types through ``CustomPersistable`` or
+/// ``FailableCustomPersistable``.
 public protocol PersistableValue {
     /// How the type is described in the schema.
     static var persistedType: PersistedTypeInfo { get }
@@ -50,7 +51,8 @@ public struct PersistedTypeInfo: Sendable {
 /// A value in stored form. Opaque.
 public struct StoredValue: Sendable {
     let value: Value
-    init(_ value: Value) { self.value = value }
+    /// Realm's stored form of `value` (a NaN date is the epoch, ``Value/storable``).
+    init(_ value: Value) { self.value = value.storable }
 }
 
 /// The Realm a conversion reads links from or adds objects to. Opaque.
@@ -97,14 +99,20 @@ extension Date: PersistableValue {
 
 extension UUID: PersistableValue {
     public static var persistedType: PersistedTypeInfo { .init(.uuid) }
-    public static func persistedDefault() -> UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
-    public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> UUID { if case .uuid(let v) = s.value { v } else { persistedDefault() } }
+    /// As Realm's: an unset non-optional `UUID` property gets a new random value.
+    public static func persistedDefault() -> UUID { UUID() }
+    public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> UUID {
+        if case .uuid(let v) = s.value { v } else { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+    }
     public func toStored(_ c: StoredContext) -> StoredValue { StoredValue(.uuid(self)) }
 }
 
 extension ObjectId: PersistableValue {
     public static var persistedType: PersistedTypeInfo { .init(.objectId) }
-    public static func persistedDefault() -> ObjectId { ObjectId() }
+    /// As Realm's: an unset non-optional `ObjectId` property gets a newly
+    /// generated value, so `@Persisted(primaryKey: true) var _id: ObjectId`
+    /// gives every object its own key.
+    public static func persistedDefault() -> ObjectId { ObjectId.generate() }
     public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> ObjectId { if case .objectId(let v) = s.value { v } else { ObjectId() } }
     public func toStored(_ c: StoredContext) -> StoredValue { StoredValue(.objectId(self)) }
 }
@@ -158,7 +166,10 @@ extension Optional: PersistableValue where Wrapped: PersistableValue {
     }
     public static func persistedDefault() -> Wrapped? { nil }
     public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> Wrapped? {
-        s.value.isNull ? nil : Wrapped.fromStored(s, c)
+        if s.value.isNull { return nil }
+        // A failable custom type reads as nil when its stored form does not convert.
+        if let failable = Wrapped.self as? any FailableCustomPersistable.Type { return failable.convertedIfValid(s, c) as? Wrapped }
+        return Wrapped.fromStored(s, c)
     }
     public func toStored(_ c: StoredContext) -> StoredValue {
         switch self {

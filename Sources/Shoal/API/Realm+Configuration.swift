@@ -74,24 +74,65 @@ extension Realm {
         /// Called during a long replay on open, from the opening thread.
         public var replayProgress: (@Sendable (ReplayProgress) -> Void)?
 
-        /// Creates a configuration.
+        /// A database to copy to ``fileURL`` when nothing is there yet, on the
+        /// first open (a database bundled with the application, say).
+        public var seedFilePath: URL?
+
+        /// Creates a configuration, with Realm's parameters in Realm's order.
+        ///
+        /// ```swift
+        /// let config = Realm.Configuration(
+        ///     fileURL: dir.appendingPathComponent("app.realm"), schemaVersion: 2,
+        ///     migrationBlock: { migration, oldVersion in … },
+        ///     objectTypes: [Person.self, Dog.self])
+        /// ```
         /// - Parameters:
         ///   - fileURL: where the database lives; ignored when `inMemoryIdentifier` is set.
         ///   - inMemoryIdentifier: a name for an in-memory database.
         ///   - readOnly: whether writes are refused.
         ///   - schemaVersion: the declared schema's version.
+        ///   - migrationBlock: run on open when the stored schema version is lower.
         ///   - deleteRealmIfMigrationNeeded: whether to discard data on a schema change.
+        ///   - shouldCompactOnLaunch: asked on open with the total and used bytes; `true` compacts.
         ///   - objectTypes: the classes the Realm holds.
+        ///   - seedFilePath: a database copied to `fileURL` when nothing is there yet.
+        ///
+        /// - Note: Differs from Realm: there is no `encryptionKey` (Shoal does not
+        ///   encrypt) and no `syncConfiguration` (Shoal does not sync).
         public init(
             fileURL: URL? = Configuration.defaultFileURL, inMemoryIdentifier: String? = nil, readOnly: Bool = false,
-            schemaVersion: UInt64 = 0, deleteRealmIfMigrationNeeded: Bool = false, objectTypes: [Object.Type]? = nil
+            schemaVersion: UInt64 = 0, migrationBlock: MigrationBlock? = nil, deleteRealmIfMigrationNeeded: Bool = false,
+            shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)? = nil,
+            objectTypes: [Object.Type]? = nil, seedFilePath: URL? = nil
         ) {
             self.storedFileURL = inMemoryIdentifier == nil ? fileURL : nil
             self.storedInMemoryIdentifier = inMemoryIdentifier
             self.readOnly = readOnly
             self.schemaVersion = schemaVersion
+            self.migrationBlock = migrationBlock
             self.deleteRealmIfMigrationNeeded = deleteRealmIfMigrationNeeded
+            self.shouldCompactOnLaunch = shouldCompactOnLaunch
             self.objectTypes = objectTypes
+            self.seedFilePath = seedFilePath
+        }
+
+        /// Copies ``seedFilePath`` to ``fileURL`` when set and nothing is at `fileURL` yet.
+        ///
+        /// - Throws: ``ShoalError`` `fileNotFound` when the seed does not exist,
+        ///   `fileAccess` when it cannot be copied.
+        func copySeedIfNeeded() throws(ShoalError) {
+            guard inMemoryIdentifier == nil, let seed = seedFilePath else { return }
+            let destination = (fileURL ?? Self.defaultFileURL).standardizedFileURL
+            guard !FileManager.default.fileExists(atPath: destination.path) else { return }
+            guard FileManager.default.fileExists(atPath: seed.path) else {
+                throw ShoalError(.fileNotFound, "The seed database '\(seed.path)' does not exist.", context: ["path": seed.path])
+            }
+            do { try FileManager.default.copyItem(at: seed, to: destination) } catch {
+                throw ShoalError(.fileAccess, "Cannot copy the seed database '\(seed.path)' to '\(destination.path)': \(error.localizedDescription)",
+                    context: ["path": destination.path])
+            }
+            // A lock copied from a seed that was open is not this database's.
+            try? FileManager.default.removeItem(at: destination.appendingPathComponent("LOCK"))
         }
 
         /// `default.realm` in the current directory.

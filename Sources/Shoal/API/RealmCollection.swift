@@ -93,7 +93,7 @@ extension RealmCollectionImpl {
 
     public func index(of object: Element) -> Int? {
         guard let instance = managedInstance else {
-            return unmanagedElements.firstIndex { $0.toValue(nil) == object.toValue(nil) }
+            return unmanagedElements.firstIndex { sameElement($0, object) }
         }
         if let object = object as? Object {
             guard let ref = object.ref else { return nil }
@@ -118,11 +118,8 @@ extension RealmCollectionImpl {
         return RealmCollectionIterator(values: storedElements(), elements: [], instance: instance)
     }
 
-    public var description: String {
-        let items = self.describedPrefix(100).map { "    [\($0.offset)] \($0.element)" }
-        let body = items.isEmpty ? "" : "\n" + items.joined(separator: "\n") + "\n"
-        return "\(kindName)<\(Element.self)> <\(count) elements> {\(body)}"
-    }
+    /// The elements in Realm's format (see `RealmDescription`).
+    public var description: String { realmDescription(depth: RealmDescription.maxDepth) }
 
     func checkIndex(_ position: Int, _ count: Int) {
         if position < 0 {
@@ -131,13 +128,6 @@ extension RealmCollectionImpl {
         if position >= count {
             shoalPrecondition(ShoalError(.indexOutOfBounds, "Index \(position) is out of bounds (must be less than \(count))."))
         }
-    }
-}
-
-extension Sequence {
-    /// Pairs of offsets and elements, for descriptions.
-    fileprivate func describedPrefix(_ n: Int) -> [(offset: Int, element: Element)] {
-        Array(enumerated().lazy.prefix(n).map { ($0.offset, $0.element) })
     }
 }
 

@@ -19,7 +19,12 @@ extension RealmCollection {
     }
 
     /// The value at a key path: a property path for each element, or a
-    /// collection operator: `@count`, `@min.age`, `@max.age`, `@sum.age`, `@avg.age`.
+    /// collection operator: `@count`, `@min.age`, `@max.age`, `@sum.age`,
+    /// `@avg.age`, and the union operators Foundation's key-value coding
+    /// has: `@unionOfObjects.name` (the values, nils left out),
+    /// `@distinctUnionOfObjects.name` (each value once),
+    /// `@unionOfArrays.dogs` and `@distinctUnionOfArrays.dogs` (the
+    /// elements of collection properties, joined).
     ///
     /// ```swift
     /// realm.objects(Dog.self).value(forKeyPath: "@count") as? Int
@@ -36,6 +41,12 @@ extension RealmCollection {
         }
         let parts = keyPath.split(separator: ".", maxSplits: 1).map(String.init)
         if parts[0] == "@count" { return count }
+        if let union = KVCUnion(rawValue: parts[0]) {
+            guard parts.count > 1 else {
+                shoalPrecondition(ShoalError(.invalidKeyPath, "\(parts[0]) needs a key path after it, as in '\(parts[0]).name'."))
+            }
+            return union.apply(to: value(forKeyPath: parts[1]) as? [Any?] ?? [])
+        }
         let function: PredicateTree.CollectionFunction
         switch parts[0] {
         case "@min": function = .min

@@ -78,6 +78,7 @@ final class RealmCoordinator: @unchecked Sendable {
             let created: RealmCoordinator
             if configuration.inMemoryIdentifier == nil {
                 let directory = (configuration.fileURL ?? Realm.Configuration.defaultFileURL).standardizedFileURL.path
+                try configuration.copySeedIfNeeded()
                 let block = configuration.migrationBlock
                 let opened = try DatabaseLog.open(
                     directory: directory, schema: declared, schemaVersion: configuration.schemaVersion,

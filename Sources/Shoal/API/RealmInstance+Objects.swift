@@ -1,3 +1,5 @@
+import Foundation
+
 extension Property {
     /// The description of one element of a collection property.
     var elementProperty: Property {
@@ -131,6 +133,13 @@ extension RealmInstance {
             given[index] = item
         }
         var values = info.defaults
+        // An unset non-optional ObjectId or UUID gets a value of its own,
+        // not the one the class's prototype drew.
+        for (i, property) in schema.properties.enumerated()
+        where given[i] == nil && property.isStored && property.collection == .none && !property.isOptional {
+            if property.type == .objectId { values[i] = .objectId(.generate()) }
+            if property.type == .uuid { values[i] = .uuid(UUID()) }
+        }
         var scalarGiven: Set<Int> = []
         for (i, item) in given where schema.properties[i].collection == .none && schema.properties[i].type != .object {
             values[i] = try ValueCoercion.value(item, for: schema.properties[i], className: schema.className, realm: self, update: update)

@@ -52,6 +52,7 @@ public struct ShoalError: Error, Sendable, CustomStringConvertible {
             case requiresNewerShoal = 312
             case corruptSnapshot = 313
             case missingVersions = 314
+            case fileNotFound = 315
             case invalidQuery = 400
             case invalidKeyPath = 401
             case notificationsUnavailable = 500
@@ -131,6 +132,8 @@ public struct ShoalError: Error, Sendable, CustomStringConvertible {
         public static let corruptSnapshot = Code(.corruptSnapshot)
         /// The snapshot and log segments do not cover every version contiguously.
         public static let missingVersions = Code(.missingVersions)
+        /// A file or its parent directory does not exist (Realm's `fileNotFound`).
+        public static let fileNotFound = Code(.fileNotFound)
         /// A query could not be parsed or does not fit the class.
         public static let invalidQuery = Code(.invalidQuery)
         /// A key path names no property, or passes through a property that is not a link.
@@ -207,6 +210,7 @@ public struct ShoalError: Error, Sendable, CustomStringConvertible {
     public static let requiresNewerShoal = Code.requiresNewerShoal
     public static let corruptSnapshot = Code.corruptSnapshot
     public static let missingVersions = Code.missingVersions
+    public static let fileNotFound = Code.fileNotFound
     public static let invalidQuery = Code.invalidQuery
     public static let invalidKeyPath = Code.invalidKeyPath
     public static let notificationsUnavailable = Code.notificationsUnavailable

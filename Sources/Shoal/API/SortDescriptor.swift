@@ -34,10 +34,15 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
         self.init(keyPath: KeyPathTracer.name(of: keyPath), ascending: ascending)
     }
 
-    /// The same key path in the other direction.
-    public var reversed: SortDescriptor { SortDescriptor(keyPath: keyPath, ascending: !ascending) }
+    /// A copy with the sort order reversed, as Realm's `reversed()`.
+    ///
+    /// ```swift
+    /// let newestFirst = SortDescriptor(keyPath: "date").reversed()
+    /// ```
+    public func reversed() -> SortDescriptor { SortDescriptor(keyPath: keyPath, ascending: !ascending) }
 
-    public var description: String { "SortDescriptor(keyPath: \(keyPath), ascending: \(ascending))" }
+    /// Realm's form: `SortDescriptor(keyPath: age, direction: ascending)`.
+    public var description: String { "SortDescriptor(keyPath: \(keyPath), direction: \(ascending ? "ascending" : "descending"))" }
 }
 
 extension SortDescriptor: ExpressibleByStringLiteral {

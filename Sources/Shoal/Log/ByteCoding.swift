@@ -55,6 +55,8 @@ struct ByteReader {
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     var isAtEnd: Bool { offset == bytes.count }
+    /// The bytes not read yet: the most of anything that takes a byte each.
+    var remaining: Int { bytes.count - offset }
 
     /// Continues at `newOffset`, where another reader of the same bytes
     /// stopped.

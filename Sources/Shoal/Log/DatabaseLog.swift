@@ -72,10 +72,16 @@ final class DatabaseLog: @unchecked Sendable {
         deleteIfSchemaDiffers: Bool = false, migrate: ((Snapshot) throws(ShoalError) -> Snapshot)? = nil,
         progress: ((ReplayProgress) -> Void)? = nil
     ) throws(ShoalError) -> Opened {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw ShoalError(.fileAccess, "Cannot create the database directory '\(directory)': \(error.localizedDescription)",
+        // As Realm: the file's directory must exist; only the database's own
+        // directory is created (durably, through the FileIO seam).
+        let parent = (directory as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        if !parent.isEmpty, !FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) || !isDirectory.boolValue {
+            throw ShoalError(.fileNotFound, "Failed to open file at path '\(directory)': parent directory does not exist",
+                context: ["path": directory])
+        }
+        do { try io.createDirectory(at: directory) } catch {
+            throw ShoalError(.fileAccess, "Cannot create the database directory '\(directory)': \(error)",
                 context: ["path": directory])
         }
         let lockPath = joinPath(directory, "LOCK")
@@ -94,6 +100,12 @@ final class DatabaseLog: @unchecked Sendable {
         }
     }
 
+    private static func isEmptyFile(_ path: String, io: any FileIO) -> Bool {
+        guard let file = try? io.open(at: path, mode: .readOnly) else { return false }
+        defer { io.close(file) }
+        return (try? io.size(of: file)) == 0
+    }
+
     private static func recover(
         directory: String, declared: Schema, schemaVersion: UInt64, durability: LogWriter.Durability, io: any FileIO, lockFile: OpenFile,
         deleteIfSchemaDiffers: Bool, migrate: ((Snapshot) throws(ShoalError) -> Snapshot)?, progress: ((ReplayProgress) -> Void)?
@@ -101,6 +113,13 @@ final class DatabaseLog: @unchecked Sendable {
         var listing = try LogDirectory.list(at: directory, io: io)
         for name in listing.temporaryFiles { try? io.unlink(at: joinPath(directory, name)) }
         var warnings: [String] = []
+        if let last = listing.segmentBases.last, isEmptyFile(listing.segmentPath(base: last), io: io) {
+            // An empty last segment holds no record (`shoal check` calls it a
+            // torn tail): remove it, and continue from the one before.
+            try? io.unlink(at: listing.segmentPath(base: last))
+            listing = try LogDirectory.list(at: directory, io: io)
+            warnings.append("Removed the empty log segment \(LogFormat.segmentFileName(baseVersion: last)).")
+        }
 
         // The newest snapshot that verifies; an older one only if segments cover it.
         var snapshot: Snapshot?
@@ -111,7 +130,7 @@ final class DatabaseLog: @unchecked Sendable {
             do throws(ShoalError) {
                 let file = try SnapshotFile.read(at: path, io: io)
                 do {
-                    snapshot = try SnapshotCodec.decode(file.payload, formatVersion: file.header.formatVersion)
+                    snapshot = try file.decodedSnapshot()
                 } catch {
                     throw ShoalError(.corruptSnapshot, "\(path): the snapshot's contents do not decode: \(error)",
                         context: ["path": path, "offset": String(error.offset)])

@@ -43,7 +43,8 @@ struct FileHeader: Equatable, Sendable {
     ///
     /// The checks run in this order: length, magic, format version (a greater one
     /// is reported as unsupported, since a later format may lay the header out
-    /// differently), header checksum, header size, flags, reserved bytes.
+    /// differently), header checksum, header size, flags, reserved bytes, base
+    /// version (at most ``LogFormat/maximumVersion``).
     static func decode(_ bytes: [UInt8], expecting kind: Kind) throws(FileHeaderError) -> FileHeader {
         typealias L = LogFormat.FileHeaderLayout
         guard bytes.count >= LogFormat.fileHeaderSize else { throw .truncated(length: bytes.count) }
@@ -62,10 +63,12 @@ struct FileHeader: Equatable, Sendable {
             throw .unsupportedFlags(flags)
         }
         guard bytes.loadLittleEndian(UInt64.self, at: L.reserved) == 0 else { throw .corrupt(field: "reserved") }
+        let baseVersion = bytes.loadLittleEndian(UInt64.self, at: L.baseVersion)
+        guard baseVersion <= LogFormat.maximumVersion else { throw .corrupt(field: "baseVersion") }
         return FileHeader(
             kind: kind, formatVersion: formatVersion, flags: flags,
             salt: bytes.loadLittleEndian(UInt64.self, at: L.salt),
-            baseVersion: bytes.loadLittleEndian(UInt64.self, at: L.baseVersion),
+            baseVersion: baseVersion,
             schemaFingerprint: bytes.loadLittleEndian(UInt64.self, at: L.schemaFingerprint),
             createdAtMicros: bytes.loadLittleEndian(UInt64.self, at: L.createdAt))
     }
@@ -88,7 +91,7 @@ enum FileHeaderError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .truncated(let length): "file header is truncated (\(length) of \(LogFormat.fileHeaderSize) bytes)"
         case .wrongMagic(let found, let expected):
-            "not a Shoal \(expected): magic is \(found.map { String($0, radix: 16) }.joined(separator: " "))"
+            "not a Shoal \(expected): magic is \(found.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " "))"
         case .unsupportedVersion(let found): "format version \(found) is newer than \(LogFormat.version)"
         case .unsupportedFlags(let flags): "unsupported header flags 0x\(String(flags, radix: 16))"
         case .corrupt(let field): "file header field \(field) is damaged"

@@ -33,6 +33,11 @@ protocol FileIO: Sendable {
     func rename(_ source: String, to destination: String) throws(FileIOError)
     /// Makes the directory's entries durable (`fsync` of the directory).
     func syncDirectory(at path: String) throws(FileIOError)
+    /// Creates the directory at `path` and any missing parents (`mkdir -p`),
+    /// making each new entry durable (`fsync` of its parent) before returning,
+    /// so that a crash never loses a directory that files were then synced into.
+    /// Nothing happens when the directory exists.
+    func createDirectory(at path: String) throws(FileIOError)
     /// Removes a name.
     func unlink(at path: String) throws(FileIOError)
     /// The names in a directory, without `.` and `..`, in no particular order.
@@ -71,7 +76,8 @@ struct OpenFile: Hashable, Sendable {
 /// A failed file operation.
 struct FileIOError: Error, Equatable, Sendable, CustomStringConvertible {
     enum Operation: String, Sendable, CaseIterable {
-        case create, open, read, write, sync, truncate, size, rename, syncDirectory, unlink, listDirectory, lock
+        case create, open, read, write, sync, truncate, size, rename, syncDirectory, unlink, listDirectory, lock,
+            createDirectory
     }
 
     let operation: Operation

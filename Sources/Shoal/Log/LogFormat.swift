@@ -37,6 +37,22 @@ enum LogFormat {
     static let chunkRawBytes = 1 << 20
     /// Size of a chunk header inside a chunked record payload: `[rawLen u32][compLen u32]`.
     static let recordChunkHeaderSize = 8
+    /// The most raw bytes LZ4 decodes from one compressed byte (a match-length
+    /// byte of 255); a stated raw length past the payload length times this
+    /// (plus 64) is damage (FORMAT.md, "Limits").
+    static let maximumExpansion = 256
+    /// The highest version a record, a segment base or a snapshot may carry:
+    /// 2^63 − 2, so that the version after it still fits an `Int64` (JSON
+    /// output, offsets) and `version + 1` never overflows. A header or record
+    /// with a greater version is damaged (FORMAT.md, "Limits").
+    static let maximumVersion = UInt64(Int64.max) - 1
+    /// How many versions a segment whose file is missing is assumed to have
+    /// held at most: a record further ahead of the versions before it than the
+    /// damaged bytes between them could hold (one version per
+    /// ``recordHeaderSize`` bytes), plus this much at each segment boundary, is
+    /// not credible. Recovery reports it instead of listing every version
+    /// skipped (FORMAT.md, "Limits").
+    static let maximumMissingSegmentVersions: UInt64 = 1 << 16
 
     /// Magic of a log segment, bytes 0–7 of its header.
     static let logMagic: [UInt8] = Array("SHOALWAL".utf8)
@@ -183,7 +199,9 @@ enum LogFormat {
     private static func parseHex(_ name: String, prefix: String, suffix: String) -> UInt64? {
         guard name.hasPrefix(prefix), name.hasSuffix(suffix) else { return nil }
         let digits = name.dropFirst(prefix.count).dropLast(suffix.count)
-        guard digits.count == 16, digits.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
-        return UInt64(digits, radix: 16)
+        guard digits.count == 16, digits.allSatisfy({ $0.isHexDigit && !$0.isUppercase }),
+            let version = UInt64(digits, radix: 16), version <= maximumVersion
+        else { return nil }
+        return version
     }
 }

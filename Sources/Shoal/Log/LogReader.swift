@@ -48,7 +48,8 @@ struct LogReader: Sendable {
     /// first problem, and returns where it stopped and why.
     ///
     /// Records of unknown types with bit 0x80 are skipped (they still consume
-    /// their version); all known types, no-ops included, are passed to `body`.
+    /// their version, and their payload must still decode); all known types,
+    /// no-ops included, are passed to `body`.
     /// Nothing is thrown for damage: the caller decides with
     /// ``ReplayResult/error(strict:isLastSegment:)``. Errors thrown by `body` stop the
     /// replay and are rethrown.
@@ -70,16 +71,11 @@ struct LogReader: Sendable {
                 ending = .nonMonotonicVersion(offset: Int64(offset), expected: expected, found: frame.version)
                 break walk
             }
-            guard frame.type.isKnown else {
-                guard frame.type.isSafeToIgnore else {
-                    ending = .requiresNewerShoal(offset: Int64(offset), version: frame.version, type: frame.type)
-                    break walk
-                }
-                ignored += 1
-                expected += 1
-                offset += frame.byteCount
-                continue
+            if !frame.type.isKnown && !frame.type.isSafeToIgnore {
+                ending = .requiresNewerShoal(offset: Int64(offset), version: frame.version, type: frame.type)
+                break walk
             }
+            // A record to skip is still verified: its payload must decode, as the recovery scan requires.
             let payload: [UInt8]
             switch decodePayload(of: frame) {
             case .failure(let reason):
@@ -89,6 +85,12 @@ struct LogReader: Sendable {
                         reason: reason))
                 break walk
             case .success(let decoded): payload = decoded
+            }
+            guard frame.type.isKnown else {
+                ignored += 1
+                expected += 1
+                offset += frame.byteCount
+                continue
             }
             try body(
                 LogRecord(

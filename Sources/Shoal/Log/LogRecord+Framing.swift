@@ -53,7 +53,8 @@ struct RecordFrame: Equatable, Sendable {
 
     /// Parses and verifies the record starting at `offset`, cheapest checks first:
     /// header length, reserved bytes, type, codec, length bounds, payload length
-    /// against the bytes available, then the checksum. The scan for valid records
+    /// against the bytes available, the version (at most ``LogFormat/maximumVersion``),
+    /// then the checksum. The scan for valid records
     /// after damage calls this at every byte offset, so the early checks matter.
     static func parse(
         _ buffer: UnsafeRawBufferPointer, at offset: Int, salt: UInt64
@@ -78,6 +79,8 @@ struct RecordFrame: Equatable, Sendable {
             return .failure(
                 .truncatedPayload(declared: payloadLength, available: available - LogFormat.recordHeaderSize))
         }
+        let version = buffer.loadLittleEndian(UInt64.self, at: offset + L.version)
+        guard version <= LogFormat.maximumVersion else { return .failure(.invalidField("version")) }
         let end = offset + LogFormat.recordHeaderSize + payloadLength
         let checksummed = UnsafeRawBufferPointer(rebasing: buffer[(offset + L.checksummedFrom)..<end])
         guard Checksum.xxh3(checksummed, seed: salt) == buffer.loadLittleEndian(UInt64.self, at: offset + L.checksum)
@@ -85,7 +88,7 @@ struct RecordFrame: Equatable, Sendable {
         return .success(
             RecordFrame(
                 offset: offset, payloadLength: payloadLength, rawLength: rawLength,
-                version: buffer.loadLittleEndian(UInt64.self, at: offset + L.version),
+                version: version,
                 timestampMicros: buffer.loadLittleEndian(UInt64.self, at: offset + L.timestamp),
                 type: type, codec: codec))
     }
@@ -98,6 +101,9 @@ struct RecordFrame: Equatable, Sendable {
 
     private static func lengthsAreConsistent(codec: LogFormat.Codec, payloadLength: Int, rawLength: Int) -> Bool {
         guard payloadLength <= LogFormat.maxPayloadBytes, rawLength <= LogFormat.maxPayloadBytes else { return false }
+        // LZ4 expands a byte to at most 255 (a match-length byte), so a larger
+        // stated raw length is impossible; checked before anything is allocated for it.
+        guard codec == .raw || rawLength <= payloadLength * LogFormat.maximumExpansion + 64 else { return false }
         switch codec {
         case .raw: return payloadLength == rawLength
         case .lz4, .lz4Dictionary: return payloadLength > 0 && payloadLength < rawLength

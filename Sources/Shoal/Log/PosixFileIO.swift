@@ -89,6 +89,28 @@ struct PosixFileIO: FileIO {
         guard fsync(fd) == 0 else { throw FileIOError(operation: .syncDirectory, path: path, errno: errno) }
     }
 
+    func createDirectory(at path: String) throws(FileIOError) {
+        var missing: [String] = []
+        var current = path
+        while !Self.isDirectory(current) {
+            missing.append(current)
+            let parent = parentDirectory(of: current)
+            if parent == current { break }
+            current = parent
+        }
+        for directory in missing.reversed() {
+            guard mkdir(directory, 0o755) == 0 || errno == EEXIST else {
+                throw FileIOError(operation: .createDirectory, path: directory, errno: errno)
+            }
+            try syncDirectory(at: parentDirectory(of: directory))
+        }
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
     func unlink(at path: String) throws(FileIOError) {
         guard Glibc.unlink(path) == 0 else { throw FileIOError(operation: .unlink, path: path, errno: errno) }
     }

@@ -108,6 +108,15 @@ extension SnapshotCodec {
             guard liveCount <= slotCount else {
                 throw DecodingFailure(offset: liveOffset, reason: "\(liveCount) live \(className) objects in \(slotCount) slots")
             }
+            // Live objects take bytes in the runs; deleted slots only memory.
+            guard liveCount <= r.remaining else {
+                throw DecodingFailure(offset: liveOffset, reason: "\(liveCount) live \(className) objects in \(r.remaining) bytes")
+            }
+            if let problem = SnapshotCodec.deletedSlotsProblem(
+                slotCount - liveCount, stored: schema.objectSchema[t].storedCount, className)
+            {
+                throw DecodingFailure(offset: slotOffset, reason: problem)
+            }
             let runCount = try r.count("run count")
             var end = 0
             var loaded = 0

@@ -62,6 +62,11 @@ extension SnapshotCodec {
             let slotCount = try r.count("slot count")
             let liveCount = try r.count("live count")
             guard liveCount <= slotCount else { throw r.fail("\(liveCount) live objects in \(slotCount) slots") }
+            // Each live object takes at least a byte; deleted slots only memory.
+            guard liveCount <= r.remaining else { throw r.fail("\(liveCount) live objects in \(r.remaining) bytes") }
+            if let problem = SnapshotCodec.deletedSlotsProblem(slotCount - liveCount, stored: os.storedCount, os.className) {
+                throw r.fail(problem)
+            }
             let stored = os.storedCount
             var previous: Int64 = -1
             var objects: [(offset: Int, key: ObjectKey, values: [Value])] = []

@@ -37,6 +37,23 @@ enum SnapshotCodec {
     /// 2^32, far beyond what fits in memory, so that a damaged count is
     /// refused before it is allocated for.
     static let maximumSlots = 1 << 32
+    /// The most memory cells the deleted slots of one loaded table may take:
+    /// 2^26, counting one cell per slot and stored property (one per slot for
+    /// a class without any), about 2 GB of values. Deleted slots take no bytes
+    /// in the file but a value per stored property each once loaded, so their
+    /// count cannot be checked against the file's size; this bound is checked
+    /// before anything is allocated for them (FORMAT.md, "Limits").
+    static let maximumDeletedSlotCells = 1 << 26
+
+    /// Why `deleted` deleted slots of `className`, a class with `stored`
+    /// stored properties, are refused, or `nil` when they are within
+    /// ``maximumDeletedSlotCells``.
+    static func deletedSlotsProblem(_ deleted: Int, stored: Int, _ className: String) -> String? {
+        let perSlot = max(stored, 1)
+        guard deleted > maximumDeletedSlotCells / perSlot else { return nil }
+        return "\(deleted) deleted slots of \(className) with \(perSlot) cells each, over the "
+            + "\(maximumDeletedSlotCells) cells a loaded table may hold for deleted objects"
+    }
 
     /// Writes `snapshot` in the columnar form of format version 2.
     static func encode(_ snapshot: Snapshot) -> [UInt8] {

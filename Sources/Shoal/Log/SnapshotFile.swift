@@ -28,6 +28,18 @@ struct SnapshotFile: Sendable {
     /// The snapshot's version.
     var version: UInt64 { header.baseVersion }
 
+    /// The state the payload holds, which must be at the header's version
+    /// (a payload version past it would carry the state beyond the limits
+    /// of FORMAT.md).
+    func decodedSnapshot() throws(DecodingFailure) -> Snapshot {
+        let snapshot = try SnapshotCodec.decode(payload, formatVersion: header.formatVersion)
+        guard snapshot.version == header.baseVersion else {
+            throw DecodingFailure(
+                offset: 0, reason: "the payload is at version \(snapshot.version), the header at \(header.baseVersion)")
+        }
+        return snapshot
+    }
+
     /// Writes `payload` as the snapshot of `version`, crash-safely: into
     /// `snapshot-V.snap.tmp` in the same directory, `fdatasync`, close, rename
     /// to `snapshot-V.snap`, `fsync` the directory (PERSISTENCE.md §5 protocol 3,
@@ -118,7 +130,8 @@ struct SnapshotFile: Sendable {
             let rawLength = Int(contents.loadLittleEndian(UInt32.self, at: offset))
             let storedLength = Int(contents.loadLittleEndian(UInt32.self, at: offset + 4))
             let stored = contents.loadLittleEndian(UInt64.self, at: offset + 8)
-            guard rawLength >= 1, rawLength <= LogFormat.chunkRawBytes, storedLength >= 1, storedLength <= rawLength
+            guard rawLength >= 1, rawLength <= LogFormat.chunkRawBytes, storedLength >= 1, storedLength <= rawLength,
+                rawLength <= storedLength * LogFormat.maximumExpansion + 64
             else { throw corrupt("impossible chunk lengths (raw \(rawLength), stored \(storedLength))", at: offset) }
             guard storedLength <= remaining - chunkHeaderSize else {
                 throw corrupt("chunk cut short (\(remaining - chunkHeaderSize) of \(storedLength) bytes)", at: offset)

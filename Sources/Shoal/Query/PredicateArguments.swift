@@ -196,7 +196,7 @@ struct PredicateArguments {
         case let value as Decimal: return .decimal(Decimal128(value))
         case let value as String: return .string(value)
         case let value as Substring: return .string(String(value))
-        case let value as Date: return .date(value)
+        case let value as Date: return Value.date(value).storable  // NaN is the epoch, as Realm stores it
         case let value as Data: return .data(value)
         case let value as UUID: return .uuid(value)
         case let value as ObjectId: return .objectId(value)

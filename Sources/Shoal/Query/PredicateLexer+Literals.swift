@@ -226,11 +226,18 @@ extension PredicateLexer {
             (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second),
             nanoseconds < 1_000_000_000
         else { throw invalid(start, length: position - start, "invalid date: a field is out of range") }
+        // Realm's `Timestamp` counts seconds in 64 bits: later years do not fit it.
+        guard year <= Self.maximumYear else {
+            throw invalid(start, length: position - start, "invalid date: the year is past \(Self.maximumYear)")
+        }
         let days = Self.daysSince1970(year: year, month: month, day: day)
         let seconds = Double(days * 86_400 + hour * 3_600 + minute * 60 + second)
         let date = Date(timeIntervalSince1970: seconds + Double(nanoseconds) / 1e9)
         return token(.literal(.date(date)), from: start)
     }
+
+    /// The last year whose dates are 64-bit seconds since 1970 (292,277,026,596).
+    static let maximumYear = 292_277_026_595
 
     static func daysIn(month: Int, year: Int) -> Int {
         switch month {

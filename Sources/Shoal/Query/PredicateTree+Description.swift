@@ -152,15 +152,10 @@ extension Value {
         return text + "\""
     }
 
-    /// `T<seconds>:<nanoseconds>`, both with the sign of the time interval.
+    /// `T<seconds>:<nanoseconds>`, both with the sign of the time interval;
+    /// dates out of `Timestamp`'s range as Realm stores them (``Value/timestamp(of:)``).
     private static func timestamp(_ date: Date) -> String {
-        let interval = date.timeIntervalSince1970
-        var seconds = interval.rounded(.towardZero)
-        var nanoseconds = ((interval - seconds) * 1e9).rounded()
-        if abs(nanoseconds) >= 1e9 {
-            seconds += nanoseconds > 0 ? 1 : -1
-            nanoseconds = 0
-        }
-        return "T\(Int64(seconds)):\(Int64(nanoseconds))"
+        let (seconds, nanoseconds) = Value.timestamp(of: date)
+        return "T\(seconds):\(nanoseconds)"
     }
 }

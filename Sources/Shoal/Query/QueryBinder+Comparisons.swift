@@ -32,8 +32,10 @@ extension QueryBinder {
                 throw error("'IN' needs a list or a collection on its right, and '\(rhs.text)' is not one", at: rhs.source)
             }
         }
+        try checkRealmRestrictions(op, lhs, rhs, comparison)
         try checkOperator(op, lhs, rhs, comparison)
         try checkTypes(lhs, rhs, op: op)
+        rhs.operand = Self.converted(rhs.operand, to: lhs.type)
         return .comparison(BoundComparison(lhs: lhs.operand, op: op, rhs: rhs.operand, options: comparison.options,
             modifier: lhs.modifier ?? .anyOf))
     }

@@ -191,7 +191,7 @@ struct QueryPlan {
         // of another kind gives an empty range or the whole column: still a
         // superset of the matches. A mixed column's numbers of different
         // kinds, and NaN, are not strictly ordered by `Value.compare`.
-        guard matcher.options.isEmpty, property.type != .any else { return nil }
+        guard matcher.options.isEmpty, property.type != .any, !matcher.operands.isEmpty else { return nil }
         for constant in matcher.operands {
             if constant.isNull || constant.doubleValue?.isNaN == true { return nil }
             if case .decimal(let d) = constant, d.isNaN { return nil }

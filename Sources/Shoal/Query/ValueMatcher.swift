@@ -25,7 +25,11 @@ struct ValueMatcher: Sendable {
         self.patterns = op == .like ? folded.map { Array($0 ?? "") } : []
     }
 
+    /// Whether `value` passes. Against an empty list (`name == {}`, `age < {}`,
+    /// `name IN {}`, `%@` bound to `[]`) nothing passes: a list on the right is
+    /// tested element by element, any one sufficing, as in Realm.
     func matches(_ value: Value) -> Bool {
+        if operands.isEmpty { return false }
         switch op {
         case .equal: return equalsOperand(value, 0)
         case .notEqual: return !equalsOperand(value, 0)
@@ -57,15 +61,20 @@ struct ValueMatcher: Sendable {
         return Value.compare(lhs, rhs)
     }
 
+    /// As Realm (after Foundation): `BEGINSWITH`, `ENDSWITH` and `CONTAINS`
+    /// with an empty or null operand match nothing (Realm's QueryTests
+    /// testQueryOnNullableStringColumn), and `LIKE NULL` matches null.
     private func stringMatch(_ value: Value) -> Bool {
+        if op == .like, operands[0].isNull { return value.isNull }
         switch value {
         case .string(let s):
             guard let needle = foldedOperands[0] else { return false }
+            if needle.isEmpty && op != .like { return false }
             let haystack = Self.fold(s, options)
             switch op {
             case .beginsWith: return haystack.hasPrefix(needle)
             case .endsWith: return haystack.hasSuffix(needle)
-            case .contains: return needle.isEmpty || haystack.contains(needle)
+            case .contains: return haystack.contains(needle)
             default: return Self.like(Array(haystack)[...], patterns[0][...])
             }
         case .data(let d):
@@ -75,10 +84,11 @@ struct ValueMatcher: Sendable {
             case .string(let s): needle = Data(s.utf8)
             default: return false
             }
+            if needle.isEmpty { return false }
             switch op {
             case .beginsWith: return d.starts(with: needle)
             case .endsWith: return d.reversed().starts(with: needle.reversed())
-            case .contains: return needle.isEmpty || d.range(of: needle) != nil
+            case .contains: return d.range(of: needle) != nil
             default: return false
             }
         default:

@@ -1,9 +1,25 @@
 extension Schema {
-    /// Checks links, linking objects, primary keys and indexes, throwing the
-    /// first problem found with the class and property named.
+    /// Checks names, links, linking objects, primary keys and indexes, throwing
+    /// the first problem found with the class and property named.
+    ///
+    /// Class names must be nonempty and unique, and so must the property
+    /// names of a class: a stored schema that breaks this (a hostile or
+    /// damaged file) would make two tables or columns answer to one name.
     func validate() throws(ShoalError) {
         var problems: [String] = []
+        var classNames: Set<String> = []
         for os in objectSchema {
+            if os.className.isEmpty { problems.append("A class has an empty name.") }
+            if !classNames.insert(os.className).inserted, !os.className.isEmpty {
+                problems.append("Class '\(os.className)' appears more than once.")
+            }
+            var propertyNames: Set<String> = []
+            for p in os.properties {
+                if p.name.isEmpty { problems.append("Class '\(os.className)' has a property with an empty name.") }
+                if !propertyNames.insert(p.name).inserted, !p.name.isEmpty {
+                    problems.append("Property '\(os.className).\(p.name)' appears more than once.")
+                }
+            }
             if os.properties.filter(\.isPrimary).count > 1 {
                 problems.append("Class '\(os.className)' has more than one primary key.")
             }

@@ -157,7 +157,11 @@ final class WriteTransaction {
     }
 
     private func checkIndex(_ index: Int, _ count: Int, _ t: TableKey, _ p: Int) throws(ShoalError) {
-        guard index >= 0 && index < count else {
+        if index < 0 {
+            // Realm's wording for a negative index.
+            throw ShoalError(.indexOutOfBounds, "Cannot pass a negative value for 'index'.", context: ["index": "\(index)"])
+        }
+        guard index < count else {
             let name = "\(objectSchema(t).className).\(objectSchema(t).properties[p].name)"
             throw ShoalError(.indexOutOfBounds, "Index \(index) is out of bounds (must be less than \(count)) in '\(name)'.",
                 context: ["property": name, "index": "\(index)"])

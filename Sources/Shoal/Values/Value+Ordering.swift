@@ -135,7 +135,7 @@ extension Value: CustomStringConvertible {
         case .double(let v): "\(v)"
         case .string(let v): "\"\(v)\""
         case .data(let v): "<\(v.count) bytes>"
-        case .date(let v): "\(v)"
+        case .date(let v): Self.describe(v)
         case .objectId(let v): "oid(\(v))"
         case .decimal(let v): "\(v)"
         case .uuid(let v): "uuid(\(v.uuidString))"

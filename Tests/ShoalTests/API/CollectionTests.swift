@@ -47,7 +47,7 @@ import Testing
         #expect(dogs.isFrozen == frozen)
         #expect(dogs.realm?.isFrozen == frozen)
         #expect(!dogs.isInvalidated)
-        #expect(dogs.description.contains("<5 elements>"))
+        #expect(dogs.description.contains("\t[4] Dog {"))
         let thawed = try #require(dogs.thaw())
         #expect(!thawed.isFrozen)
         #expect(thawed.count == 5)

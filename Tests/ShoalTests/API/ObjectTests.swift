@@ -205,7 +205,7 @@ import Testing
         #expect(dog.objectSchema.className == "Dog")
         #expect(dog.objectSchema.primaryKeyProperty?.name == "id")
         #expect(dog.objectSchema["age"]?.isIndexed == true)
-        #expect(dog.description.contains("name = \"Rex\";"))
+        #expect(dog.description.contains("\tname = Rex;\n"))
     }
 
     @Test("deleting an object nullifies to-one links and removes it from every list, set and map")

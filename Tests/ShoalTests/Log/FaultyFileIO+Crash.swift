@@ -13,6 +13,20 @@ extension FaultyFileIO {
     ) -> FaultyFileIO {
         var image = Model()
         image.names = keepDirectoryChanges ? model.names : model.durableNames
+        if !keepDirectoryChanges {
+            // A name under a directory whose creation is not durable is lost with it.
+            let lost = model.directories.subtracting(model.durableDirectories)
+            image.names = image.names.filter { name, _ in
+                var directory = parentDirectory(of: name)
+                while directory != "/" && directory != "." {
+                    if lost.contains(directory) { return false }
+                    directory = parentDirectory(of: directory)
+                }
+                return true
+            }
+        }
+        image.directories = keepDirectoryChanges ? model.directories : model.durableDirectories
+        image.durableDirectories = image.directories
         image.durableNames = image.names
         image.nextInode = model.nextInode
         var rank: [Int: Int] = [:]

@@ -8,8 +8,9 @@ import Glibc
 ///
 /// - Every file keeps its durable bytes plus the writes and truncations made
 ///   since its last `syncData`, in order.
-/// - Directory entries (create, rename, unlink) stay pending until
-///   `syncDirectory` of their directory.
+/// - Directory entries (create, rename, unlink, a new directory) stay pending
+///   until `syncDirectory` of their directory; a crash image keeps no name
+///   under a directory whose creation is not durable.
 /// - ``inject(_:onCall:errno:persistent:shortWriteBytes:)`` fails the k-th call
 ///   of an operation, once or from then on; a short write keeps its prefix.
 /// - With `captureSyncPoints`, the whole state is recorded before every
@@ -64,6 +65,10 @@ final class FaultyFileIO: FileIO {
         var inodes: [Int: Inode] = [:]
         var names: [String: Int] = [:]
         var durableNames: [String: Int] = [:]
+        /// Directories made by ``createDirectory(at:)``, and those of them whose
+        /// entry in their parent is durable. Other directories are taken to exist.
+        var directories: Set<String> = []
+        var durableDirectories: Set<String> = []
         var handles: [Int32: Handle] = [:]
         var nextInode = 1
         var nextDescriptor: Int32 = 3
@@ -252,6 +257,24 @@ final class FaultyFileIO: FileIO {
             }
             for (name, inode) in model.names where parentDirectory(of: name) == path {
                 model.durableNames[name] = inode
+            }
+            for directory in model.directories where parentDirectory(of: directory) == path {
+                model.durableDirectories.insert(directory)
+            }
+        }
+    }
+
+    /// Creates the missing directories of `path`; as the contract says, each is
+    /// durable when the call returns (the POSIX implementation syncs its parent).
+    func createDirectory(at path: String) throws(FileIOError) {
+        try model.withLock { model throws(FileIOError) in
+            model.captureIfEnabled("createDirectory \(path)")
+            try model.begin(.createDirectory, path)
+            var current = path
+            while current != "/" && current != "." && !model.directories.contains(current) {
+                model.directories.insert(current)
+                model.durableDirectories.insert(current)
+                current = parentDirectory(of: current)
             }
         }
     }

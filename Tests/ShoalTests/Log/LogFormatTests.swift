@@ -8,7 +8,10 @@ import Testing
         #expect(LogFormat.segmentFileName(baseVersion: 0x2A) == "log-000000000000002a.wal")
         #expect(LogFormat.snapshotFileName(version: .max) == "snapshot-ffffffffffffffff.snap")
         #expect(LogFormat.baseVersion(ofSegmentFileName: "log-000000000000002a.wal") == 0x2A)
-        #expect(LogFormat.version(ofSnapshotFileName: "snapshot-ffffffffffffffff.snap") == .max)
+        #expect(LogFormat.version(ofSnapshotFileName: "snapshot-7ffffffffffffffe.snap") == LogFormat.maximumVersion)
+        // A name past the highest version is no file of the database's (a file no writer made).
+        #expect(LogFormat.version(ofSnapshotFileName: "snapshot-ffffffffffffffff.snap") == nil)
+        #expect(LogFormat.baseVersion(ofSegmentFileName: "log-7fffffffffffffff.wal") == nil)
         #expect(LogFormat.baseVersion(ofSegmentFileName: "log-000000000000002A.wal") == nil)
         #expect(LogFormat.baseVersion(ofSegmentFileName: "log-2a.wal") == nil)
         #expect(LogFormat.baseVersion(ofSegmentFileName: "log-000000000000002a.wal.tmp") == nil)

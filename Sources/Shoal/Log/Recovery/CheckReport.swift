@@ -121,11 +121,11 @@ public struct CheckReport: Codable, Sendable, Equatable {
         lines.append("  format version   \(formatVersion)")
         lines.append("  schema           version \(schema.version), fingerprint \(schema.fingerprint)")
         for c in schema.classes {
-            lines.append("    \(c.name.padding(toLength: max(14, c.name.count), withPad: " ", startingAt: 0)) \(c.objects) object\(c.objects == 1 ? "" : "s")")
+            lines.append("    \(c.name.padding(toLength: max(14, c.name.count), withPad: " ", startingAt: 0)) \(RecoveryRendering.count(c.objects, "object"))")
         }
         var versionLine = "  versions         \(versions.first) through \(versions.last)"
         if let snapshot = versions.snapshot { versionLine += " (snapshot at \(snapshot))" }
-        lines.append(versionLine + ", \(records) record\(records == 1 ? "" : "s")")
+        lines.append(versionLine + ", \(RecoveryRendering.count(records, "record"))")
         lines.append(
             "  bytes            \(bytes.onDisk) on disk (log \(bytes.log), snapshot \(bytes.snapshot)), "
                 + "compression \(bytes.compressionRatio)x")
@@ -136,8 +136,8 @@ public struct CheckReport: Codable, Sendable, Equatable {
             lines.append("  first problem    \(problem.kind.rawValue) in \(problem.file)"
                 + (problem.offset.map { " at byte offset \($0)" } ?? "") + ", version \(problem.version)")
             lines.append("                   \(problem.reason)")
-            lines.append("  followed by      \(validRecordsAfterFirstProblem ?? 0) valid records"
-                + " (\(damagedRegions) damaged region\(damagedRegions == 1 ? "" : "s") in all)")
+            lines.append("  followed by      \(RecoveryRendering.count(validRecordsAfterFirstProblem ?? 0, "valid record"))"
+                + " (\(RecoveryRendering.count(damagedRegions, "damaged region")) in all)")
         }
         return lines.joined(separator: "\n")
     }

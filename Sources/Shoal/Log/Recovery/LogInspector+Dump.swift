@@ -1,3 +1,5 @@
+import Foundation
+
 /// Which records ``LogInspector/dump(_:format:progress:to:)`` prints.
 ///
 /// ```swift
@@ -39,6 +41,20 @@ public struct DumpFilter: Sendable, Equatable {
     }
 
     var filtersObjects: Bool { className != nil || primaryKey != nil }
+
+    /// Fails when the range ends before it starts.
+    func checkRange() throws(ShoalError) {
+        switch (from, to) {
+        case (.version(let a)?, .version(let b)?) where a > b:
+            throw ShoalError(.invalidValue, "the range starts at version \(a), after it ends at version \(b); nothing can be in it",
+                context: ["from": String(a), "to": String(b)])
+        case (.time(let a)?, .time(let b)?) where a > b:
+            throw ShoalError(.invalidValue,
+                "the range starts at \(RecoveryRendering.timestamp(micros: a)), after it ends at \(RecoveryRendering.timestamp(micros: b)); nothing can be in it",
+                context: ["from": RecoveryRendering.timestamp(micros: a), "to": RecoveryRendering.timestamp(micros: b)])
+        default: break
+        }
+    }
 }
 
 /// How the tool prints records and reports.
@@ -65,12 +81,20 @@ extension LogInspector {
     /// }
     /// ```
     /// - Throws: ``ShoalError`` `unknownObjectType` when `filter.className`
-    ///   names a class that no schema of the database has.
+    ///   names a class that no schema of the database has; `invalidValue`
+    ///   for a filter nothing can match: a range that ends before it starts,
+    ///   a primary key that is not a value of the class's primary key type
+    ///   (`abc` for an integer key), a primary key for a class without one,
+    ///   or an object that no record touches.
     public func dump(
         _ filter: DumpFilter = DumpFilter(), format: OutputFormat = .text,
         progress: ((RecoveryProgress) -> Void)? = nil, to sink: (String) -> Void
     ) throws {
+        try filter.checkRange()
         var classNames = Set((source.baseSnapshot?.snapshot?.schema.objectSchema ?? []).map(\.className))
+        var classSchemas: [String: ObjectSchema] = [:]
+        for os in source.baseSnapshot?.snapshot?.schema.objectSchema ?? [] { classSchemas[os.className] = os }
+        var matchedOps = 0
         _ = RecoveryWalk.run(
             source, policy: .skipBadRecords, progress: Self.adapt(progress),
             onProblem: { problem in
@@ -81,8 +105,10 @@ extension LogInspector {
             },
             visit: { step in
                 classNames.formUnion(step.after.schema.objectSchema.map(\.className))
+                for os in step.after.schema.objectSchema { classSchemas[os.className] = os }
                 guard filter.includes(step.record) else { return }
                 let ops = Self.ops(in: step, filter: filter)
+                matchedOps += ops.count
                 if filter.filtersObjects && ops.isEmpty { return }
                 switch format {
                 case .json:
@@ -102,8 +128,8 @@ extension LogInspector {
                     sink(JSON.object(members).rendered())
                 case .text:
                     var head = "version \(step.record.version)  \(RecoveryRendering.timestamp(micros: step.record.timestampMicros))"
-                        + "  \(step.record.type)  \(step.file)@\(step.offset)  \(step.byteCount) bytes"
-                    if let change = step.change { head += "  \(change.ops.count) op\(change.ops.count == 1 ? "" : "s")" }
+                        + "  \(step.record.type)  \(step.file)@\(step.offset)  \(RecoveryRendering.count(step.byteCount, "byte"))"
+                    if let change = step.change { head += "  \(RecoveryRendering.count(change.ops.count, "op"))" }
                     sink(head)
                     if step.record.type == .schemaChange {
                         let classes = step.after.schema.objectSchema.map(\.className).joined(separator: ", ")
@@ -117,6 +143,37 @@ extension LogInspector {
                 .unknownObjectType,
                 "\(source.path) has no class '\(name)'; its classes are \(classNames.sorted().joined(separator: ", "))",
                 context: ["path": source.path, "class": name])
+        }
+        if let wanted = filter.primaryKey {
+            try Self.checkPrimaryKey(wanted, className: filter.className, schemas: classSchemas, path: source.path)
+            if matchedOps == 0 {
+                let label = filter.className.map { "\($0)[\(wanted)]" } ?? "with primary key \(wanted)"
+                throw ShoalError(.invalidValue, "\(source.path) has no record that touches the object \(label)"
+                    + (filter.from != nil || filter.to != nil ? " in the versions asked for" : ""),
+                    context: ["path": source.path, "primaryKey": wanted])
+            }
+        }
+    }
+
+    /// Fails for a primary key the class cannot have: the class has none,
+    /// or the text is not a value of its type.
+    private static func checkPrimaryKey(_ text: String, className: String?, schemas: [String: ObjectSchema], path: String) throws(ShoalError) {
+        guard let className, let os = schemas[className] else { return }
+        guard let property = os.primaryKeyProperty else {
+            throw ShoalError(.invalidValue, "'\(className)' has no primary key, so no object of it can be named by one ('\(text)')",
+                context: ["path": path, "class": className])
+        }
+        let fits: Bool =
+            switch property.type {
+            case .int: Int64(text) != nil
+            case .objectId: (try? ObjectId(string: text)) != nil
+            case .uuid: UUID(uuidString: text) != nil
+            default: true
+            }
+        if !fits {
+            throw ShoalError(.invalidValue,
+                "'\(text)' cannot be a primary key of '\(className)': its primary key '\(property.name)' is of type '\(property.type)'",
+                context: ["path": path, "class": className, "primaryKey": text])
         }
     }
 

@@ -62,17 +62,17 @@ public struct StatsReport: Codable, Sendable, Equatable {
 
     /// The report as text for a terminal.
     public var text: String {
-        var lines = ["\(database): version \(version), \(records) records (\(transactions) transactions)"]
+        var lines = ["\(database): version \(version), \(RecoveryRendering.count(records, "record")) (\(RecoveryRendering.count(transactions, "transaction")))"]
         lines.append("  classes")
         for c in classes {
-            lines.append("    \(c.name.padding(toLength: max(14, c.name.count), withPad: " ", startingAt: 0)) \(c.objects) object\(c.objects == 1 ? "" : "s") (\(c.keysUsed) keys used)")
+            lines.append("    \(c.name.padding(toLength: max(14, c.name.count), withPad: " ", startingAt: 0)) \(RecoveryRendering.count(c.objects, "object")) (\(RecoveryRendering.count(c.keysUsed, "key")) used)")
         }
         lines.append("  bytes on disk    \(bytes.onDisk) (log \(bytes.log), snapshot \(bytes.snapshot))")
         lines.append("  live data        \(bytes.liveData) after compaction; compaction would save \(bytes.compactionSavings)")
         if !largestTransactions.isEmpty {
             lines.append("  largest transactions")
             for t in largestTransactions {
-                lines.append("    version \(t.version)  \(t.bytes) bytes (\(t.rawBytes) raw)  \(t.ops) ops  \(t.time)")
+                lines.append("    version \(t.version)  \(RecoveryRendering.count(t.bytes, "byte")) (\(t.rawBytes) raw)  \(RecoveryRendering.count(t.ops, "op"))  \(t.time)")
             }
         }
         return lines.joined(separator: "\n")

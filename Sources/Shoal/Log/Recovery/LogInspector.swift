@@ -119,6 +119,23 @@ public struct LogInspector: Sendable {
     ///   database's snapshot or after its last valid version.
     func state(at target: RecoveryWalk.Limit?) throws(ShoalError) -> Snapshot {
         let walk = RecoveryWalk.run(source, policy: .stopAtFirstProblem, limit: target)
+        let beyond: Bool =
+            switch target {
+            case .version(let v)?: v > walk.state.version
+            // (Whether the damaged record was stamped before the time cannot be known.)
+            case .time?: true
+            case nil: false
+            }
+        if beyond, let problem = walk.firstProblem, !problem.isTail {
+            // The target lies past damage: say so, rather than hand back the
+            // state before the damage as if it were the one asked for.
+            throw ShoalError(
+                .corruptRecord,
+                "\(source.path) can be read only through version \(walk.state.version): \(problem). "
+                    + "Run `shoal repair --salvage` to keep the records that verify after it, then replay the repaired database",
+                context: ["path": source.path, "file": problem.file, "version": String(problem.version),
+                    "offset": problem.offset.map(String.init) ?? ""])
+        }
         if case .version(let v)? = target {
             guard v >= walk.base.version, v <= walk.state.version else {
                 throw ShoalError(

@@ -65,6 +65,11 @@ enum JSON: Sendable, Equatable {
 
 /// How the tool shows values, objects and ops, as JSON and as text.
 enum RecoveryRendering {
+    /// `1 record`, `2 records`: a count with its noun, singular or plural.
+    static func count(_ n: some BinaryInteger, _ singular: String, _ plural: String? = nil) -> String {
+        "\(n) \(n == 1 ? singular : plural ?? singular + "s")"
+    }
+
     /// ISO 8601 with microseconds, in UTC: `2024-05-01T12:00:00.000123Z`.
     static func timestamp(micros: UInt64) -> String {
         let seconds = Double(micros / 1_000_000)

@@ -108,7 +108,7 @@ struct RecoverySource: Sendable {
             var failure: ShoalError?
             do throws(ShoalError) {
                 let file = try SnapshotFile.read(at: filePath, io: io)
-                do { snapshot = try SnapshotCodec.decode(file.payload, formatVersion: file.header.formatVersion) } catch {
+                do { snapshot = try file.decodedSnapshot() } catch {
                     throw .corruptSnapshot(
                         path: filePath, offset: Int64(error.offset), reason: "contents do not decode: \(error)")
                 }
@@ -146,6 +146,19 @@ struct RecoverySource: Sendable {
             segments.append(segment)
             done += Int64(contents.count)
             progress?(done, total)
+        }
+        if snapshots.allSatisfy({ $0.snapshot == nil }), !segments.isEmpty,
+            segments.allSatisfy({ $0.headerError?.code == .notAShoalFile })
+        {
+            // No file starts like a Shoal file: say so, rather than report
+            // header fields of a database that is not there.
+            let prefix = joinPath(path, segments[0].name) + ": "
+            let message = segments[0].headerError?.message ?? ""
+            let reason = message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message
+            throw ShoalError(
+                .notAShoalFile,
+                "\(path) is not a Shoal database: \(segments[0].name) is \(reason)",
+                context: ["path": path, "file": segments[0].name])
         }
         let name = fileName(of: path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path)
         return RecoverySource(path: path, name: name, files: files, snapshots: snapshots, segments: segments)

@@ -13,6 +13,13 @@
 ///
 /// Versions keep their numbers: a dropped version is still a version, and a
 /// rewritten log holds a no-op record in its place.
+///
+/// A record further ahead of the versions before it than the damage between
+/// them could hold (one version per record header's worth of damaged bytes,
+/// plus one, plus ``LogFormat/maximumMissingSegmentVersions`` per missing
+/// segment) is not credible: it is reported as `nonMonotonicVersion` and
+/// dropped, so that a hostile version never makes the walk list billions of
+/// lost versions.
 struct RecoveryWalk {
     enum Policy { case stopAtFirstProblem, skipBadRecords }
 
@@ -92,11 +99,25 @@ struct RecoveryWalk {
         var records = 0
         var stopped = policy == .stopAtFirstProblem && !problems.isEmpty
         var damageSinceLastRecord = false
+        // Bounds on version gaps (LogFormat.maximumMissingSegmentVersions): the highest credible
+        // version seen, and what could hold the versions between it and the next record.
+        var frontier = base.version
+        var damagedBytesSinceFrontier: Int64 = 0
+        var missingSegmentsSinceFrontier: UInt64 = 0
 
         segmentLoop: for (index, segment) in segments.enumerated() {
             defer { bytesBefore += segment.byteCount }
             let isLast = index == segments.count - 1
+            if segment.base > frontier { missingSegmentsSinceFrontier += 1 }
             guard segment.header != nil else {
+                if isLast && segment.byteCount == 0 && !stopped {
+                    // An empty last segment holds no record: what a crash while
+                    // it was created leaves. Opening removes it; nothing is lost.
+                    note(LogProblem(kind: .tornTail, file: segment.name, offset: 0, version: state.version + 1, byteCount: 0,
+                        reason: "the last log segment is empty (no header, no record); opening removes it"))
+                    continue
+                }
+                damagedBytesSinceFrontier += segment.byteCount
                 note(LogProblem(kind: .corruptHeader, file: segment.name, offset: 0, version: state.version + 1,
                     byteCount: segment.byteCount, reason: segment.headerError?.message ?? "header does not verify"))
                 stopped = stopped || policy == .stopAtFirstProblem
@@ -112,12 +133,31 @@ struct RecoveryWalk {
             for event in segment.events {
                 switch event {
                 case .damage(let damage):
+                    damagedBytesSinceFrontier += damage.byteCount
                     if stopped { continue }
                     note(problem(for: damage, in: segment, isLastSegment: isLast))
                     stopped = policy == .stopAtFirstProblem
                     damageSinceLastRecord = true
                 case .record(let record, let offset, let byteCount):
                     if record.version <= base.version { continue }
+                    if record.version > frontier {
+                        let allowed = UInt64(damagedBytesSinceFrontier) / UInt64(LogFormat.recordHeaderSize) + 1
+                            + missingSegmentsSinceFrontier * LogFormat.maximumMissingSegmentVersions
+                        guard record.version - frontier - 1 <= allowed else {
+                            damagedBytesSinceFrontier += byteCount
+                            if stopped { continue }
+                            note(LogProblem(kind: .nonMonotonicVersion, file: segment.name, offset: offset,
+                                version: frontier + 1, byteCount: byteCount,
+                                reason: "version \(record.version) is \(record.version - frontier - 1) versions after "
+                                    + "\(frontier), more than the damage or missing segments before it could hold"))
+                            stopped = policy == .stopAtFirstProblem
+                            damageSinceLastRecord = true
+                            continue
+                        }
+                        frontier = record.version
+                        damagedBytesSinceFrontier = 0
+                        missingSegmentsSinceFrontier = 0
+                    }
                     highestValidVersion = max(highestValidVersion, record.version)
                     if !problems.isEmpty { validRecordsAfterFirstProblem += 1 }
                     if stopped || record.version <= state.version { continue }
