@@ -58,6 +58,8 @@ final class DependencyTracker: @unchecked Sendable {
     private let state: Locked<State>
     private let worker: DispatchQueue
     private let nextID = Locked(0)
+    /// How many registrations the worker builds before waking their targets.
+    static let registrationSlice = 64
 
     init(snapshot: Snapshot, label: String) {
         feedState = Feed(horizon: snapshot.version, processed: snapshot.version)
@@ -151,10 +153,21 @@ final class DependencyTracker: @unchecked Sendable {
                 return
             }
             feedLock.unlock()
-            let woken = state.withLock { s in
-                process(s, registrations: registrations, removals: removals, entries: Array(ready), horizon: horizon)
+            // Registrations build their notifiers a slice at a time, each
+            // slice's initial callbacks woken before the next is built, so
+            // that many registrations do not hold everyone's deliveries back.
+            var slices = stride(from: 0, to: registrations.count, by: Self.registrationSlice).map {
+                Array(registrations[$0..<min($0 + Self.registrationSlice, registrations.count)])
             }
-            wake(woken)
+            if slices.isEmpty { slices = [[]] }
+            for (index, slice) in slices.enumerated() {
+                let last = index == slices.count - 1
+                let woken = state.withLock { s in
+                    process(s, registrations: slice, removals: index == 0 ? removals : [], entries: last ? Array(ready) : [],
+                        horizon: horizon)
+                }
+                wake(woken)
+            }
             feedLock.lock()
             feedState.processed = max(feedState.processed, horizon)
             feedLock.broadcast()
@@ -201,7 +214,7 @@ final class DependencyTracker: @unchecked Sendable {
                 else { continue }
                 woken[id] = sub
             }
-            s.snapshot = entry.after
+            if entry.after.version > s.snapshot.version { s.snapshot = entry.after }
         }
         s.early.removeAll { snapshot in
             if snapshot.version <= horizon && snapshot.version > s.snapshot.version { s.snapshot = snapshot }
