@@ -78,6 +78,13 @@ final class RealmCoordinator: @unchecked Sendable {
             let created: RealmCoordinator
             if configuration.inMemoryIdentifier == nil {
                 let directory = (configuration.fileURL ?? Realm.Configuration.defaultFileURL).standardizedFileURL.path
+                // As Realm: the file's directory must exist; only the database's own directory is created.
+                let parent = (directory as NSString).deletingLastPathComponent
+                var isDirectory: ObjCBool = false
+                if !parent.isEmpty, !FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) || !isDirectory.boolValue {
+                    throw ShoalError(.fileNotFound, "Failed to open file at path '\(directory)': parent directory does not exist",
+                        context: ["path": directory])
+                }
                 try configuration.copySeedIfNeeded()
                 let block = configuration.migrationBlock
                 let opened = try DatabaseLog.open(

@@ -72,14 +72,8 @@ final class DatabaseLog: @unchecked Sendable {
         deleteIfSchemaDiffers: Bool = false, migrate: ((Snapshot) throws(ShoalError) -> Snapshot)? = nil,
         progress: ((ReplayProgress) -> Void)? = nil
     ) throws(ShoalError) -> Opened {
-        // As Realm: the file's directory must exist; only the database's own
-        // directory is created (durably, through the FileIO seam).
-        let parent = (directory as NSString).deletingLastPathComponent
-        var isDirectory: ObjCBool = false
-        if !parent.isEmpty, !FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) || !isDirectory.boolValue {
-            throw ShoalError(.fileNotFound, "Failed to open file at path '\(directory)': parent directory does not exist",
-                context: ["path": directory])
-        }
+        // Created durably, through the FileIO seam (the Realm API first
+        // checks that the parent exists, as Realm does).
         do { try io.createDirectory(at: directory) } catch {
             throw ShoalError(.fileAccess, "Cannot create the database directory '\(directory)': \(error)",
                 context: ["path": directory])
