@@ -95,7 +95,10 @@ struct TrackerRoutes {
             for (path, byValue) in routes.anchored {
                 for snapshot in [digest.before, digest.after] {
                     guard let value = Self.value(path, of: link, in: snapshot), let ids = byValue[value] else { continue }
-                    for id in ids { out[id, default: []].insert(link.key) }
+                    // A modification reaches only notifiers that depend on one of its columns.
+                    for id in ids where membership || registered[id].map({ $0.anyColumn || !$0.columns.isDisjoint(with: columns) }) == true {
+                        out[id, default: []].insert(link.key)
+                    }
                 }
             }
             if membership {
