@@ -20,8 +20,15 @@ public struct Decimal128: Hashable, Comparable, Sendable, CustomStringConvertibl
     public init(_ value: Decimal) { self.value = value }
     /// Creates a decimal from an integer.
     public init(_ value: Int) { self.value = Decimal(value) }
-    /// Creates a decimal from a double, through its shortest decimal description.
-    public init(_ value: Double) { self.value = Decimal(string: "\(value)") ?? Decimal(value) }
+    /// Creates a decimal from a double, through its shortest decimal description;
+    /// an infinity or NaN, which `Decimal` cannot hold, becomes NaN.
+    public init(_ value: Double) {
+        guard value.isFinite else {
+            self.value = .nan
+            return
+        }
+        self.value = Decimal(string: "\(value)") ?? Decimal(value)
+    }
     /// Parses a decimal number such as `"12.50"`; `nil` when the string is not a number.
     public init?(string: String) {
         guard let d = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")) else { return nil }

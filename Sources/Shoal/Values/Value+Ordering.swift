@@ -95,6 +95,12 @@ extension Value: Hashable {
         switch (lhs, rhs) {
         case (.int(let a), .int(let b)): return order(a, b)
         case (.decimal, _), (_, .decimal):
+            // An infinite double is past every decimal: compared as doubles.
+            if lhs.doubleValue?.isInfinite == true || rhs.doubleValue?.isInfinite == true,
+                let a = lhs.doubleValue, let b = rhs.doubleValue
+            {
+                return order(a, b)
+            }
             guard let a = lhs.decimalValue, let b = rhs.decimalValue else { return .orderedSame }
             return order(a, b)
         default:

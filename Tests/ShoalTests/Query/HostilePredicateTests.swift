@@ -79,4 +79,16 @@ struct HostilePredicateTests {
         #expect(realm.objects(Dog.self).filter("age == %@", [Int]()).count == 0)
         #expect(realm.objects(Dog.self).filter("age IN %@", [Int]()).count == 0)
     }
+
+    @Test("a decimal compared with an infinite double does not trap, and infinity is past every decimal")
+    func decimalAgainstInfinity() throws {
+        // Minimized from a crash of the predicate fuzz target: `1e3081` is infinity, which `Decimal` cannot hold.
+        let realm = try makeRealm()
+        try realm.write { realm.add(AllTypes()) }
+        let all = realm.objects(AllTypes.self)
+        #expect(all.filter("decimal == 1e3081").count == 0)
+        #expect(all.filter("decimal < 1e3081").count == 1)
+        #expect(all.filter("decimal > -1e3081").count == 1)
+        #expect(Decimal128(Double.infinity).isNaN && Decimal128(Double.nan).isNaN)
+    }
 }
