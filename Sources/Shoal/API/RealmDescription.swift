@@ -27,8 +27,17 @@ enum RealmDescription {
         if object.isInvalidated { return "[invalid object]" }
         let schema = object.objectSchema
         var out = "\(schema.className) {\n"
-        for property in schema.properties where property.isStored {
-            out += "\t\(property.name) = \(indented(value(object[property.name], depth: depth - 1)));\n"
+        for (index, property) in schema.properties.enumerated() where property.isStored {
+            // A managed scalar prints its stored value, as Realm's description
+            // does: a stored enum value with no case (a damaged or hostile
+            // file) is shown, not trapped on as the typed getter would.
+            let item: Any? =
+                if let ref = object.ref, property.collection == .none, property.type != .object, property.type != .any {
+                    ref.realm.boxed(ref.realm.value(ref.table, ref.key, index))
+                } else {
+                    object[property.name]
+                }
+            out += "\t\(property.name) = \(indented(value(item, depth: depth - 1)));\n"
         }
         return out + "}"
     }

@@ -208,6 +208,16 @@ import Testing
         #expect(dog.description.contains("\tname = Rex;\n"))
     }
 
+    @Test("a stored enum value with no case (a hostile file's) is described, not trapped on (found by the database fuzz target)")
+    func describeInvalidEnum() throws {
+        let realm = try makeRealm()
+        let object = try realm.write { realm.create(AllTypes.self, value: ["id": ObjectId.generate()]) }
+        let ref = try #require(object.ref)
+        let mood = try #require(object.objectSchema.indexByName["mood"])
+        try realm.write { try realm.instance.transaction!.set(ref.table, ref.key, mood, .string("sad")) }
+        #expect(object.description.contains("\tmood = sad;\n"))
+    }
+
     @Test("deleting an object nullifies to-one links and removes it from every list, set and map")
     func deleteUnlinks() throws {
         let realm = try makeRealm()
