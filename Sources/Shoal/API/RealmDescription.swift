@@ -101,6 +101,9 @@ enum RealmDescription {
     }
 
     private static func dateFormat(_ date: Date) -> String {
+        // Foundation traps on calendar arithmetic with NaN or far-out dates.
+        let seconds = date.timeIntervalSince1970
+        guard seconds.isFinite, abs(seconds) < 1e14 else { return "\(seconds) seconds since 1970" }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)

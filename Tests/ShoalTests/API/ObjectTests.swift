@@ -216,6 +216,10 @@ import Testing
         let mood = try #require(object.objectSchema.indexByName["mood"])
         try realm.write { try realm.instance.transaction!.set(ref.table, ref.key, mood, .string("sad")) }
         #expect(object.description.contains("\tmood = sad;\n"))
+        // An unmanaged object may hold a NaN date, which Foundation cannot format.
+        let unmanaged = AllTypes()
+        unmanaged.date = Date(timeIntervalSince1970: .nan)
+        #expect(unmanaged.description.contains("nan seconds since 1970"))
     }
 
     @Test("deleting an object nullifies to-one links and removes it from every list, set and map")
