@@ -41,6 +41,8 @@ final class DependencyTracker: @unchecked Sendable {
         var processed: UInt64
         var scheduled = false
         var active = false
+        /// The worker took work it has not finished (processed and woken).
+        var busy = false
     }
 
     private final class State {
@@ -117,7 +119,10 @@ final class DependencyTracker: @unchecked Sendable {
         state.withLock { _ in
             subscription.error = error
             subscription.readyVersion = 0
-            if case .mailbox(let mailbox) = subscription.target { mailbox.subscriptions[subscription.id] = subscription }
+            if case .mailbox(let mailbox) = subscription.target {
+                mailbox.subscriptions[subscription.id] = subscription
+                mailbox.ready.insert(subscription.id)
+            }
         }
         wake([subscription])
     }
@@ -152,6 +157,7 @@ final class DependencyTracker: @unchecked Sendable {
                 feedLock.unlock()
                 return
             }
+            feedState.busy = true
             feedLock.unlock()
             // Registrations build their notifiers a slice at a time, each
             // slice's initial callbacks woken before the next is built, so
@@ -170,6 +176,7 @@ final class DependencyTracker: @unchecked Sendable {
             }
             feedLock.lock()
             feedState.processed = max(feedState.processed, horizon)
+            feedState.busy = false
             feedLock.broadcast()
             feedLock.unlock()
         }
@@ -179,6 +186,10 @@ final class DependencyTracker: @unchecked Sendable {
         -> [Subscription]
     {
         var woken: [Int: Subscription] = [:]
+        defer {
+            // Marked ready under the lock deliveries take, before anyone can look.
+            for sub in woken.values { if case .mailbox(let m) = sub.target { m.ready.insert(sub.id) } }
+        }
         for sub in removals {
             if case .mailbox(let mailbox) = sub.target { mailbox.subscriptions[sub.id] = nil }
             guard s.subscriptions.removeValue(forKey: sub.id) != nil, let notifier = sub.notifier else { continue }
@@ -236,9 +247,7 @@ final class DependencyTracker: @unchecked Sendable {
             case .pull(let signal): signal()
             }
         }
-        state.withLock { _ in
-            for sub in subscriptions { if case .mailbox(let m) = sub.target { m.ready.insert(sub.id) } }
-        }
+
         for mailbox in mailboxes.values {
             guard let wake = mailbox.wake else { continue }
             let go = state.withLock { _ in
@@ -267,7 +276,7 @@ final class DependencyTracker: @unchecked Sendable {
         feedLock.lock()
         defer { feedLock.unlock() }
         guard feedState.active else { return }
-        while feedState.processed < version || !feedState.registrations.isEmpty || !feedState.removals.isEmpty {
+        while feedState.processed < version || !feedState.registrations.isEmpty || !feedState.removals.isEmpty || feedState.busy {
             if !feedState.scheduled {
                 feedState.scheduled = true
                 worker.async { self.run() }
