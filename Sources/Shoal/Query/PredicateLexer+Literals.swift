@@ -179,7 +179,8 @@ extension PredicateLexer {
         index += 1
         guard let nanoseconds = signedInteger() else { return nil }
         position = index
-        guard abs(nanoseconds) < 1_000_000_000, !(seconds < 0 && nanoseconds > 0), !(seconds > 0 && nanoseconds < 0)
+        // `magnitude`, not `abs`: the magnitude of Int64.min does not fit an Int64.
+        guard nanoseconds.magnitude < 1_000_000_000, !(seconds < 0 && nanoseconds > 0), !(seconds > 0 && nanoseconds < 0)
         else {
             throw invalid(
                 start, length: position - start,

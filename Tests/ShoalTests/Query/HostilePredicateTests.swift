@@ -19,6 +19,13 @@ struct HostilePredicateTests {
         #expect(realm.objects(AllTypes.self).filter(format).count == 0)
     }
 
+    @Test("a timestamp whose nanoseconds are Int64.min is an invalid date, not a trap (found by the predicate fuzz target)")
+    func timestampNanosecondsMinimum() throws {
+        #expect(throws: (any Error).self) { try PredicateFormat("date < T-86400:-9223372036854775808") }
+        #expect(throws: (any Error).self) { try PredicateFormat("date < T-1:-1000000000") }
+        #expect(throws: Never.self) { try PredicateFormat("date < T-1:-999999999") }
+    }
+
     @Test("a date literal past the last year of 64-bit seconds is a syntax error")
     func yearOutOfRange() throws {
         #expect(throws: (any Error).self) { try PredicateFormat("date == 99999999999999-01-01@00:00:00") }
