@@ -54,10 +54,16 @@ extension SectionIndex {
             modifiedNew: modifiedNewPaths)
     }
 
-    /// Realm's mapping of a flat changeset onto sections
-    /// (REALM-SEMANTICS §2.5): rows of deleted sections are not listed; a
-    /// modified row stays a modification only if it keeps its section and
-    /// its row number, otherwise it is a deletion plus an insertion.
+    /// The mapping of a flat changeset onto sections (REALM-SEMANTICS
+    /// §2.5): rows of deleted sections are not listed, and a modified
+    /// element stays a modification only if it keeps its section and its
+    /// row; otherwise it is a deletion plus an insertion. `modified` and
+    /// `modifiedNew` are the same elements, in the same order (elements
+    /// that did not move keep their relative order).
+    ///
+    /// - Note: Realm matches old and new modified rows by row number alone,
+    ///   which can pair two different objects when rows shift; Shoal pairs
+    ///   each object with itself, so the changeset always applies.
     private func reconcile(oldKeys: [Key], deleted: [SectionPath], inserted: [SectionPath], modified: [SectionPath],
         modifiedNew: [SectionPath]) -> SectionChanges
     {
@@ -68,21 +74,13 @@ extension SectionIndex {
         let deletedSections = Set(out.sectionsToDelete)
         out.deletions = deleted.filter { !deletedSections.contains($0.section) }
         out.insertions = inserted
-        var newRows: [Int: Set<Int>] = [:]
-        for path in modifiedNew { newRows[path.section, default: []].insert(path.row) }
-        var oldRows: [Int: Set<Int>] = [:]
-        for path in modified { oldRows[path.section, default: []].insert(path.row) }
-        for (section, rows) in oldRows {
-            guard let newSection = sectionOf[oldKeys[section]] else { continue }
-            let candidates = newRows.removeValue(forKey: newSection) ?? []
-            for row in rows {
-                if candidates.contains(row) {
-                    out.modifications.append(SectionPath(section: section, row: row))
-                } else {
-                    out.deletions.append(SectionPath(section: section, row: row))
-                }
+        for (old, new) in zip(modified, modifiedNew) {
+            if old.row == new.row && sectionOf[oldKeys[old.section]] == new.section {
+                out.modifications.append(old)
+            } else {
+                out.deletions.append(old)
+                out.insertions.append(new)
             }
-            for row in candidates.subtracting(rows) { out.insertions.append(SectionPath(section: newSection, row: row)) }
         }
         out.deletions.sort()
         out.insertions.sort()
