@@ -358,6 +358,19 @@ func wallPerCommit(_ samples: [NotifySample]) -> Double {
                 i += 1
             }
         }, { try store.close() })
+    case "W7.sections":
+        let n = options.sectionDogs.max() ?? data.dogs.count
+        let store = try engine.makeObserved(n == data.dogs.count ? data : Dataset(dogs: n))
+        let probe = Probe(awaiting: 0)
+        try store.observeSections(recompute: false) { changed in probe.hit(0, changed: changed) }
+        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        return ({
+            for _ in 0..<100 {
+                try store.rename((i &* 7919) % n, to: "\(letters[(i &* 7) % letters.count])ename \(i)")
+                _ = probe.wait(name)
+                i += 1
+            }
+        }, { try store.close() })
     case "W8.keypath-filter":
         let k = min(options.filteredObservers, data.people.count)
         let store = try engine.makeObserved(data)

@@ -82,11 +82,11 @@ struct Options {
                                    [--observers 1,100,1000,10000] [--sorted-dogs 10000,100000] [--section-dogs 10000,100000,1000000]
                                    [--filtered-observers K]
                                    [--notify-commits C] [--notify-budget S]
-                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|W3.pk-range|W6.reopen[-compacted|-history]|W4.latency|W5.sorted|W8.keypath-filter|...
+                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|W3.pk-range|W6.reopen[-compacted|-history]|W4.latency|W5.sorted|W7.sections|W8.keypath-filter|...
                                    [--engine Shoal|GRDB] [--seconds S] [--store PATH]
                              (one engine's workload in a loop, for perf record; W6 with --store reopens PATH,
                               populating it only if it does not exist; W4 with the largest --observers,
-                              W5 with the largest --sorted-dogs, 100 commits per iteration)
+                              W5 with the largest --sorted-dogs, W7 with the largest --section-dogs, 100 commits per iteration)
                     """)
                 exit(0)
             default: fatalError("unknown option \(flag)")
