@@ -31,12 +31,7 @@ public struct SectionedResultsChanges<Collection>: AsyncSequence, @unchecked Sen
         var signals: AsyncStream<Void>.Iterator
 
         public mutating func next() async -> SectionedResultsChange<Collection>? {
-            while !Task.isCancelled {
-                if let change = sequence.take() { return change }
-                guard await signals.next() != nil else { return nil }
-            }
-            sequence.pulled.token.invalidate()
-            return nil
+            await sequence.pulled.next(&signals, take: sequence.take)
         }
     }
 

@@ -34,14 +34,8 @@ struct ChunkedArray<Element>: Sequence {
     /// The chunk holding position `index` and the offset in it; for
     /// `index == count`, the end of the last chunk (or 0, 0 when empty).
     func locate(_ index: Int) -> (chunk: Int, offset: Int) {
-        var index = index
-        var c = 0
-        while c < chunks.count {
-            let n = chunks[c].count
-            if index < n { return (c, index) }
-            index -= n
-            c += 1
-        }
+        let (chunk, offset) = flatLocate(index, in: chunks) { $0.count }
+        guard chunk == chunks.count else { return (chunk, offset) }
         return chunks.isEmpty ? (0, 0) : (chunks.count - 1, chunks[chunks.count - 1].count)
     }
 
@@ -112,3 +106,17 @@ struct ChunkedArray<Element>: Sequence {
 }
 
 extension ChunkedArray: Sendable where Element: Sendable {}
+
+/// The part holding flat position `index` of parts laid end to end, and the
+/// offset in it; past the end, `parts.count` and what is left of `index`.
+func flatLocate<Part>(_ index: Int, in parts: [Part], count: (Part) -> Int) -> (part: Int, offset: Int) {
+    var index = index
+    var p = 0
+    while p < parts.count {
+        let n = count(parts[p])
+        if index < n { return (p, index) }
+        index -= n
+        p += 1
+    }
+    return (parts.count, index)
+}

@@ -84,15 +84,8 @@ struct SectionIndex: Sendable {
     /// The run holding flat position `index` and the offset in it; for
     /// `index == count`, one past the last run.
     private func locate(_ index: Int) -> (run: Int, offset: Int) {
-        var index = index
-        var r = 0
-        while r < runs.count {
-            let n = runs[r].count
-            if index < n { return (r, index) }
-            index -= n
-            r += 1
-        }
-        return (runs.count, index)
+        let (run, offset) = flatLocate(index, in: runs) { $0.count }
+        return (run, offset)
     }
 
     /// The section and row of the element at flat position `index`.
