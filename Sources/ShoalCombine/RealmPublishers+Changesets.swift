@@ -1,6 +1,6 @@
 public import Dispatch
 public import OpenCombine
-import OpenCombineDispatch
+public import OpenCombineDispatch
 public import Shoal
 
 extension RealmPublishers {
@@ -35,7 +35,7 @@ extension RealmPublishers {
             let token = collection.observe(keyPaths: keyPaths, on: queue) { change in
                 let count: Int
                 switch change {
-                case .initial(let c), .update(let c, _, _, _): count = c.count
+                case .initial(let c), .update(let c, _, _, _): count = c.isInvalidated ? 0 : c.count
                 case .error: count = 0
                 }
                 subscription.send(Buffer(change: change, count: count))
@@ -59,6 +59,12 @@ extension RealmPublishers {
         /// to that scheduler's Realm. When in doubt, use `subscribe(on:)`.
         public func receive<S: Scheduler>(on scheduler: S) -> DeferredHandoverCollectionChangeset<Self, Collection, S> {
             DeferredHandoverCollectionChangeset(self, scheduler)
+        }
+
+        /// Delivers on a serial queue; as ``receive(on:)-(S)``, for code
+        /// written for Apple's Combine, where queues are schedulers.
+        public func receive(on queue: DispatchQueue) -> DeferredHandoverCollectionChangeset<Self, Collection, DispatchQueue.OCombine> {
+            DeferredHandoverCollectionChangeset(self, queue.ocombine)
         }
     }
 
@@ -107,6 +113,12 @@ extension RealmPublishers {
         /// that scheduler's Realm.
         public func receive<S: Scheduler>(on scheduler: S) -> DeferredHandoverKeyedCollectionChangeset<Self, Key, Value, S> {
             DeferredHandoverKeyedCollectionChangeset(self, scheduler)
+        }
+
+        /// Delivers on a serial queue; as ``receive(on:)-(S)``, for code
+        /// written for Apple's Combine, where queues are schedulers.
+        public func receive(on queue: DispatchQueue) -> DeferredHandoverKeyedCollectionChangeset<Self, Key, Value, DispatchQueue.OCombine> {
+            DeferredHandoverKeyedCollectionChangeset(self, queue.ocombine)
         }
     }
 
@@ -161,6 +173,12 @@ extension RealmPublishers {
         /// that scheduler's Realm.
         public func receive<S: Scheduler>(on scheduler: S) -> DeferredHandoverObjectChangeset<Self, O, S> {
             DeferredHandoverObjectChangeset(self, scheduler)
+        }
+
+        /// Delivers on a serial queue; as ``receive(on:)-(S)``, for code
+        /// written for Apple's Combine, where queues are schedulers.
+        public func receive(on queue: DispatchQueue) -> DeferredHandoverObjectChangeset<Self, O, DispatchQueue.OCombine> {
+            DeferredHandoverObjectChangeset(self, queue.ocombine)
         }
     }
 }

@@ -1,6 +1,6 @@
-import Dispatch
+public import Dispatch
 public import OpenCombine
-import OpenCombineDispatch
+public import OpenCombineDispatch
 public import Shoal
 
 /// Handing thread-confined values to another scheduler: frozen on the way
@@ -46,6 +46,12 @@ extension RealmPublishers {
         public func receive<S: Scheduler>(on scheduler: S) -> DeferredHandover<Upstream, S> {
             DeferredHandover(upstream, scheduler)
         }
+
+        /// Delivers on a serial queue; as ``receive(on:)-(S)``, for code
+        /// written for Apple's Combine, where queues are schedulers.
+        public func receive(on queue: DispatchQueue) -> DeferredHandover<Upstream, DispatchQueue.OCombine> {
+            DeferredHandover(upstream, queue.ocombine)
+        }
     }
 
     /// A publisher that delivers objects or collections to a scheduler,
@@ -88,6 +94,12 @@ extension RealmPublishers {
         /// Delivers each change on `scheduler`, the object handed over.
         public func receive<S: Scheduler>(on scheduler: S) -> DeferredHandoverObjectChangeset<Upstream, T, S> {
             DeferredHandoverObjectChangeset(upstream, scheduler)
+        }
+
+        /// Delivers on a serial queue; as ``receive(on:)-(S)``, for code
+        /// written for Apple's Combine, where queues are schedulers.
+        public func receive(on queue: DispatchQueue) -> DeferredHandoverObjectChangeset<Upstream, T, DispatchQueue.OCombine> {
+            DeferredHandoverObjectChangeset(upstream, queue.ocombine)
         }
     }
 
@@ -138,6 +150,12 @@ extension RealmPublishers {
         /// Delivers each change on `scheduler`, the collection handed over.
         public func receive<S: Scheduler>(on scheduler: S) -> DeferredHandoverCollectionChangeset<Upstream, T, S> {
             DeferredHandoverCollectionChangeset(upstream, scheduler)
+        }
+
+        /// Delivers on a serial queue; as ``receive(on:)-(S)``, for code
+        /// written for Apple's Combine, where queues are schedulers.
+        public func receive(on queue: DispatchQueue) -> DeferredHandoverCollectionChangeset<Upstream, T, DispatchQueue.OCombine> {
+            DeferredHandoverCollectionChangeset(upstream, queue.ocombine)
         }
     }
 
@@ -195,6 +213,12 @@ extension RealmPublishers {
         /// Delivers each change on `scheduler`, the map handed over.
         public func receive<S: Scheduler>(on scheduler: S) -> DeferredHandoverKeyedCollectionChangeset<Upstream, Key, Value, S> {
             DeferredHandoverKeyedCollectionChangeset(upstream, scheduler)
+        }
+
+        /// Delivers on a serial queue; as ``receive(on:)-(S)``, for code
+        /// written for Apple's Combine, where queues are schedulers.
+        public func receive(on queue: DispatchQueue) -> DeferredHandoverKeyedCollectionChangeset<Upstream, Key, Value, DispatchQueue.OCombine> {
+            DeferredHandoverKeyedCollectionChangeset(upstream, queue.ocombine)
         }
     }
 

@@ -1,6 +1,6 @@
 public import Dispatch
 public import OpenCombine
-import OpenCombineDispatch
+public import OpenCombineDispatch
 import Shoal
 
 /// Combine publishers for Realm types, built on Shoal's change notifications.
@@ -84,6 +84,12 @@ public enum RealmPublishers {
         /// little after the change. When in doubt, use `subscribe(on:)`.
         public func receive<S: Scheduler>(on scheduler: S) -> DeferredHandover<Self, S> {
             DeferredHandover(self, scheduler)
+        }
+
+        /// Delivers on a serial queue; as ``receive(on:)-(S)``, for code
+        /// written for Apple's Combine, where queues are schedulers.
+        public func receive(on queue: DispatchQueue) -> DeferredHandover<Self, DispatchQueue.OCombine> {
+            DeferredHandover(self, queue.ocombine)
         }
     }
 
