@@ -98,6 +98,77 @@ import Testing
         probe.cancel()
     }
 
+    @Test("map changes kept without demand merge by key: inserted then deleted is nothing, deleted then set is a modification")
+    func mergedMapChanges() throws {
+        let realm = try Fixture.dogs(1...1)
+        let scores = Fixture.dog(realm, 1).scores
+        try realm.write {
+            scores["kept"] = 1
+            scores["dropped"] = 2
+            scores["replaced"] = 3
+        }
+        var seen: [String] = []
+        let probe = Probe<RealmMapChange<Map<String, Double>>, Never>(initial: .max(1), perValue: .none) { change in
+            if case .update(_, let d, let i, let m) = change { seen.append("\(d.sorted()) \(i.sorted()) \(m.sorted())") }
+        }
+        scores.changesetPublisher.subscribe(probe)
+        realm.refresh()
+        let steps: [(Map<String, Double>) -> Void] = [
+            { $0["fleeting"] = 1; $0.removeObject(for: "dropped"); $0.removeObject(for: "replaced") },
+            { $0.removeObject(for: "fleeting"); $0["replaced"] = 4; $0["new"] = 5 },
+            { $0["kept"] = 1; $0["new"] = 6 },
+        ]
+        for step in steps {
+            try realm.write { step(scores) }
+            realm.refresh()
+        }
+        #expect(seen.isEmpty)
+        probe.request(.max(1))
+        #expect(seen == ["[\"dropped\"] [\"new\"] [\"replaced\"]"])
+        probe.cancel()
+    }
+
+    @Test("object changes kept without demand merge per property: the first old value, the last new one")
+    func mergedObjectChanges() throws {
+        let realm = try Fixture.dogs(1...1)
+        var seen: [[String]] = []
+        let probe = Probe<ObjectChange<Dog>, Never>(initial: .none) { change in
+            if case .change(_, let properties) = change {
+                seen.append(properties.map { "\($0.name): \($0.oldValue ?? "nil") -> \($0.newValue ?? "nil")" })
+            }
+        }
+        changesetPublisher(Fixture.dog(realm, 1)).subscribe(probe)
+        try realm.write { Fixture.dog(realm, 1).name = "a" }
+        realm.refresh()
+        try realm.write {
+            Fixture.dog(realm, 1).name = "b"
+            Fixture.dog(realm, 1).age = 7
+        }
+        realm.refresh()
+        #expect(seen.isEmpty)
+        probe.request(.unlimited)
+        #expect(seen == [["name: d1 -> b", "age: 1 -> 7"]])
+        probe.cancel()
+    }
+
+    @Test("cancelling from another thread stops a subscription observed on this thread")
+    func cancelFromAnotherThread() throws {
+        let realm = try Fixture.dogs(1...1)
+        let probe = Probe<Results<Dog>, any Error>()
+        realm.objects(Dog.self).collectionPublisher.subscribe(probe)
+        realm.refresh()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            probe.cancel()
+            done.signal()
+        }
+        done.wait()
+        try realm.write { realm.create(Dog.self, value: ["id": 2]) }
+        realm.refresh()
+        #expect(probe.values.count == 1)
+        #expect(realm.instance.mailbox?.subscriptions.isEmpty == true)
+    }
+
     @Test("cancelling stops values and unregisters the token: commits run no notifier for it")
     func cancellationStopsWork() throws {
         let realm = try Fixture.dogs(1...2)
