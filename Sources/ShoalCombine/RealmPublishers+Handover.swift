@@ -25,6 +25,23 @@ enum Handover<T: RealmSubscribable> {
             return value._handedOver(to: live)
         }
     }
+
+    /// Runs `upstream` into `subscriber` on `scheduler`, handing over the
+    /// value each output carries (`value`, `nil` for none) and putting the
+    /// handed-over copy back (`replacing`); an output whose value was
+    /// deleted on the way is skipped.
+    static func deliver<Upstream: Publisher, S: Scheduler, Sub: Subscriber>(_ upstream: Upstream, on scheduler: S,
+        to subscriber: Sub, value: @escaping (Upstream.Output) -> T?,
+        replacing: @escaping (Upstream.Output, T) -> Upstream.Output)
+    where Sub.Input == Upstream.Output, Sub.Failure == Upstream.Failure {
+        upstream.map { output in (value(output).map { Handover($0) }, output) }
+            .receive(on: scheduler)
+            .compactMap { handover, output in
+                guard let handover else { return output }
+                return handover.resolve(on: scheduler).map { replacing(output, $0) }
+            }
+            .receive(subscriber: subscriber)
+    }
 }
 
 extension RealmPublishers {
@@ -69,11 +86,7 @@ extension RealmPublishers {
         }
 
         public func receive<Sub: Subscriber>(subscriber: Sub) where Sub.Input == Output, Sub.Failure == Failure {
-            let scheduler = self.scheduler
-            upstream.map { Handover($0) }
-                .receive(on: scheduler)
-                .compactMap { $0.resolve(on: scheduler) }
-                .receive(subscriber: subscriber)
+            Handover.deliver(upstream, on: scheduler, to: subscriber, value: { $0 }, replacing: { $1 })
         }
     }
 
@@ -119,17 +132,11 @@ extension RealmPublishers {
         }
 
         public func receive<Sub: Subscriber>(subscriber: Sub) where Sub.Input == Output, Sub.Failure == Failure {
-            let scheduler = self.scheduler
-            upstream.map { change -> (Handover<T>?, ObjectChange<T>) in
-                if case .change(let object, _) = change { return (Handover(object), change) }
-                return (nil, change)
-            }
-            .receive(on: scheduler)
-            .compactMap { handover, change -> ObjectChange<T>? in
-                guard let handover, case .change(_, let properties) = change else { return change }
-                return handover.resolve(on: scheduler).map { .change($0, properties) }
-            }
-            .receive(subscriber: subscriber)
+            Handover.deliver(upstream, on: scheduler, to: subscriber,
+                value: { change in if case .change(let object, _) = change { object } else { nil } },
+                replacing: { change, object in
+                    if case .change(_, let properties) = change { .change(object, properties) } else { change }
+                })
         }
     }
 
@@ -180,19 +187,8 @@ extension RealmPublishers {
         }
 
         public func receive<Sub: Subscriber>(subscriber: Sub) where Sub.Input == Output, Sub.Failure == Failure {
-            let scheduler = self.scheduler
-            upstream.map { change -> (Handover<T>?, RealmCollectionChange<T>) in
-                switch change {
-                case .initial(let c), .update(let c, _, _, _): (Handover(c), change)
-                case .error: (nil, change)
-                }
-            }
-            .receive(on: scheduler)
-            .compactMap { handover, change -> RealmCollectionChange<T>? in
-                guard let resolved = handover?.resolve(on: scheduler) else { return handover == nil ? change : nil }
-                return change.replacingCollection(with: resolved)
-            }
-            .receive(subscriber: subscriber)
+            Handover.deliver(upstream, on: scheduler, to: subscriber, value: \.collection,
+                replacing: { $0.replacingCollection(with: $1) })
         }
     }
 
@@ -238,24 +234,21 @@ extension RealmPublishers {
         }
 
         public func receive<Sub: Subscriber>(subscriber: Sub) where Sub.Input == Output, Sub.Failure == Failure {
-            let scheduler = self.scheduler
-            upstream.map { change -> (Handover<Map<Key, Value>>?, RealmMapChange<Map<Key, Value>>) in
-                switch change {
-                case .initial(let map), .update(let map, _, _, _): (Handover(map), change)
-                case .error: (nil, change)
-                }
-            }
-            .receive(on: scheduler)
-            .compactMap { handover, change -> RealmMapChange<Map<Key, Value>>? in
-                guard let resolved = handover?.resolve(on: scheduler) else { return handover == nil ? change : nil }
-                return change.replacingMap(with: resolved)
-            }
-            .receive(subscriber: subscriber)
+            Handover.deliver(upstream, on: scheduler, to: subscriber, value: \.map,
+                replacing: { $0.replacingMap(with: $1) })
         }
     }
 }
 
 extension RealmCollectionChange {
+    /// The collection the change is about; `nil` for `.error`.
+    var collection: CollectionType? {
+        switch self {
+        case .initial(let collection), .update(let collection, _, _, _): collection
+        case .error: nil
+        }
+    }
+
     /// The same change about another copy of the collection.
     func replacingCollection(with collection: CollectionType) -> RealmCollectionChange {
         switch self {
@@ -268,6 +261,14 @@ extension RealmCollectionChange {
 }
 
 extension RealmMapChange {
+    /// The map the change is about; `nil` for `.error`.
+    var map: Collection? {
+        switch self {
+        case .initial(let map), .update(let map, _, _, _): map
+        case .error: nil
+        }
+    }
+
     /// The same change about another copy of the map.
     func replacingMap(with map: Collection) -> RealmMapChange {
         switch self {
