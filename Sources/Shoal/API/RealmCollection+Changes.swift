@@ -145,11 +145,12 @@ final class PulledObservation: @unchecked Sendable {
     let signals: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
 
-    init(instance: RealmInstance, filter: Result<ModificationFilter, ShoalError>,
+    init(instance: RealmInstance, filter: Result<ModificationFilter, ShoalError>, sectioning: ModificationFilter? = nil,
         make: @escaping (Snapshot, ModificationFilter) -> Notifier)
     {
         let (signals, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        (subscription, tracker, token) = instance.observePulled(filter: filter, make: make, signal: { continuation.yield() })
+        (subscription, tracker, token) = instance.observePulled(filter: filter, sectioning: sectioning, make: make,
+            signal: { continuation.yield() })
         self.instance = instance
         self.signals = signals
         self.continuation = continuation

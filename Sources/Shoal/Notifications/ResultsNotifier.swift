@@ -63,6 +63,8 @@ final class ResultsNotifier: OrderNotifier {
 
     override var anchor: NotifierAnchor { .table(table, equality: equality) }
 
+    override func element(at index: Int) -> Value { .link(Link(table: table, key: ObjectKey(order[index]))) }
+
     override func dependencies(schema: Schema) -> Dependencies {
         var d = Dependencies()
         if let boundPredicate { for path in DependencyCompiler.paths(of: boundPredicate, root: table, schema: schema) { d.add(path) } }
