@@ -108,3 +108,24 @@ extension PropertyChange {
         self.init(name: later.name, oldValue: earlier.oldValue, newValue: later.newValue)
     }
 }
+
+extension SectionedResults {
+    /// The same sections read through `realm` (a live Realm of the same
+    /// store on the calling thread or queue), keyed again there; as
+    /// `RealmCollection.handedOver(to:)`.
+    package func handedOver(to realm: Realm) -> SectionedResults? {
+        guard let source = self.realm else { return nil }
+        realm.catchUp(to: source.readVersion)
+        return SectionedResults(source: self.source.rebound(to: realm.instance))
+    }
+}
+
+extension ResultsSection {
+    /// The same section read through `realm`, or `nil` if no element has
+    /// its key there; as `RealmCollection.handedOver(to:)`.
+    package func handedOver(to realm: Realm) -> ResultsSection? {
+        guard let moved = SectionedResults(source: source).handedOver(to: realm) else { return nil }
+        let section = ResultsSection(source: moved.source, key: key)
+        return section.isInvalidated ? nil : section
+    }
+}
