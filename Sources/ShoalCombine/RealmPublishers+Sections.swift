@@ -72,10 +72,11 @@ extension RealmPublishers {
     /// and after each change of sectioned results or of one section, as
     /// their `observe(keyPaths:on:_:)` reports them.
     ///
-    /// - Note: Differs from Realm: demand is respected; when more than one
-    ///   change arrives while the subscriber has no demand, they are
-    ///   delivered as one `.initial` with the current sections (reload),
-    ///   since index paths across sections do not merge.
+    /// - Note: Differs from Realm: demand is respected. Changes of
+    ///   ``Shoal/SectionedResults`` that arrive while the subscriber has no
+    ///   demand are merged into one; for a single ``Shoal/ResultsSection``,
+    ///   whose changes cannot be lined up without the sections around it,
+    ///   they arrive as one `.initial` with the current section (reload).
     public struct SectionChangeset<Collection: RealmSectionedResult & RealmSubscribable>: Publisher {
         /// Errors arrive as `.error` values.
         public typealias Failure = Never
@@ -94,9 +95,15 @@ extension RealmPublishers {
         }
 
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Never {
-            let subscription = ObservationSubscription<S, Output>(subscriber, context: DeliveryContext(queue),
-                merge: { ChangeCoalescing.merge($0, $1) }, output: { $0 })
-            let token = collection.observe(keyPaths: keyPaths, on: queue) { subscription.send($0) }
+            typealias Buffer = ChangeCoalescing.SectionBuffer<Collection>
+            let subscription = ObservationSubscription<S, Buffer>(subscriber, context: DeliveryContext(queue),
+                merge: { ChangeCoalescing.merge($0, $1) }, output: \.change)
+            var shape: SectionShape?   // after the last change, on the delivering thread or queue
+            let token = collection.observe(keyPaths: keyPaths, on: queue) { change in
+                let before = shape
+                shape = change.collection.flatMap { ($0 as? any SectionShaped)?.sectionShape }
+                subscription.send(Buffer(change: change, before: before, after: shape))
+            }
             subscription.start(token: token)
         }
 
@@ -221,15 +228,5 @@ extension SectionedResultsChange {
         case .initial(let collection), .update(let collection, _, _, _, _, _): _ = subscriber.receive(collection)
         case .error(let error): subscriber.receive(completion: .failure(error))
         }
-    }
-}
-
-extension ChangeCoalescing {
-    /// Two sectioned changes in a row: the later collection as a fresh
-    /// `.initial` (the subscriber reloads), an error as it is.
-    static func merge<C>(_ first: SectionedResultsChange<C>, _ second: SectionedResultsChange<C>) -> SectionedResultsChange<C> {
-        if case .error = first { return first }
-        guard let collection = second.collection else { return second }
-        return .initial(collection)
     }
 }

@@ -116,7 +116,7 @@ import Testing
         cancellables.forEach { $0.cancel() }
     }
 
-    @Test("sectioned changes that pile up without demand arrive as one .initial with the current sections")
+    @Test("sectioned changes that pile up without demand arrive merged into one update")
     func demand() throws {
         let (realm, sections) = try Self.sections()
         var seen: [String] = []
@@ -135,7 +135,91 @@ import Testing
         try realm.write { realm.delete(Fixture.dog(realm, 1)) }
         realm.refresh()
         probe.request(.max(1))
-        #expect(seen == ["initial 3", "update 4 d[] i[3.0] m[] si[3] sd[]", "initial 5"])
+        #expect(seen == ["initial 3", "update 4 d[] i[3.0] m[] si[3] sd[]", "update 5 d[0.0] i[4.0] m[] si[4] sd[]"])
+        probe.cancel()
+    }
+
+    @Test("a single section's changes that pile up without demand arrive as one .initial (reload)")
+    func sectionDemand() throws {
+        let (realm, sections) = try Self.sections()
+        var seen: [String] = []
+        let probe = Probe<SectionedResultsChange<ResultsSection<Int, Dog>>, Never>(initial: .max(1)) { seen.append(Self.describe($0)) }
+        sections[key: 1].changesetPublisher.subscribe(probe)
+        realm.refresh()
+        try realm.write { realm.create(Dog.self, value: ["id": 11, "age": 1]) }
+        realm.refresh()
+        try realm.write { Fixture.dog(realm, 1).name = "renamed" }
+        realm.refresh()
+        probe.request(.max(1))
+        #expect(seen == ["initial 2", "initial 3"])
+        probe.cancel()
+    }
+
+    @Test("merged sectioned changesets turn the sections last seen into the current ones", arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8])
+    func mergedSectionChangesets(seed: UInt64) throws {
+        var random = SeededRandom(seed: seed)
+        let realm = try makeRealm()
+        try realm.write { for id in 1...10 { realm.create(Dog.self, value: ["id": id, "age": Int(random.next() % 4)]) } }
+        let sections = realm.objects(Dog.self).sectioned(by: \.age, sortDescriptors: [SortDescriptor(keyPath: "age"),
+            SortDescriptor(keyPath: "name"), SortDescriptor(keyPath: "id")])
+        func snapshot(_ s: SectionedResults<Int, Dog>) -> (keys: [Int], ids: [[Int]], names: [Int: String]) {
+            (s.allKeys, s.map { $0.map(\.id) }, Dictionary(uniqueKeysWithValues: s.flatMap { $0 }.map { ($0.id, $0.name) }))
+        }
+        var last: (keys: [Int], ids: [[Int]], names: [Int: String])?
+        var merged: SectionedResultsChange<SectionedResults<Int, Dog>>?
+        let probe = Probe<SectionedResultsChange<SectionedResults<Int, Dog>>, Never>(initial: .max(1)) { change in
+            if case .initial(let s) = change, last == nil { last = snapshot(s) } else { merged = change }
+        }
+        sections.changesetPublisher.subscribe(probe)
+        realm.refresh()
+        var nextID = 11
+        for _ in 0..<(2 + Int(random.next() % 4)) {
+            try realm.write {
+                for _ in 0..<(1 + Int(random.next() % 3)) {
+                    let dog = realm.object(ofType: Dog.self, forPrimaryKey: 1 + Int(random.next() % UInt64(nextID - 1)))
+                    switch random.next() % 4 {
+                    case 0:
+                        realm.create(Dog.self, value: ["id": nextID, "age": Int(random.next() % 5)])
+                        nextID += 1
+                    case 1: if let dog { realm.delete(dog) }
+                    case 2: dog?.age = Int(random.next() % 5)
+                    default: dog?.name = "n\(random.next() % 4)"
+                    }
+                }
+            }
+            realm.refresh()
+        }
+        probe.request(.max(1))
+        let before = try #require(last)
+        guard case .update(let now, let deletions, let insertions, let modifications, let added, let removed)? = merged else {
+            // Nothing arrives only when the commits netted out to nothing.
+            #expect(merged == nil)
+            #expect(snapshot(sections).ids == before.ids)
+            return
+        }
+        let after = snapshot(now)
+        // Apply the merged change to the sections last seen.
+        var rows: [[Int]] = []
+        for (new, key) in after.keys.enumerated() {
+            guard let old = before.keys.firstIndex(of: key), !added.contains(new) else {
+                rows.append(insertions.filter { $0.section == new }.map { after.ids[new][$0.item] })
+                continue
+            }
+            var section = before.ids[old]
+            for path in deletions.filter({ $0.section == old }).reversed() { section.remove(at: path.item) }
+            for path in insertions.filter({ $0.section == new }) { section.insert(after.ids[new][path.item], at: path.item) }
+            rows.append(section)
+        }
+        #expect(rows == after.ids)
+        #expect(Set(removed) == Set(before.keys.indices.filter { !after.keys.contains(before.keys[$0]) }))
+        // A renamed dog that kept its row is reported modified there.
+        for (old, key) in before.keys.enumerated() {
+            guard let new = after.keys.firstIndex(of: key) else { continue }
+            for (row, id) in before.ids[old].enumerated()
+            where after.names[id] != nil && after.names[id] != before.names[id] && after.ids[new].firstIndex(of: id) == row {
+                #expect(modifications.contains(IndexPath(item: row, section: old)) || deletions.contains(IndexPath(item: row, section: old)))
+            }
+        }
         probe.cancel()
     }
 }
