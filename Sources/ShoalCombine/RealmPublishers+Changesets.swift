@@ -28,6 +28,7 @@ extension RealmPublishers {
             self.queue = queue
         }
 
+        /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Never {
             typealias Buffer = ChangeCoalescing.CollectionBuffer<Collection>
             let subscription = ObservationSubscription<S, Buffer>(subscriber, context: DeliveryContext(queue),
@@ -91,6 +92,7 @@ extension RealmPublishers {
             self.queue = queue
         }
 
+        /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Never {
             let subscription = ObservationSubscription<S, Output>(subscriber, context: DeliveryContext(queue),
                 merge: { ChangeCoalescing.merge($0, $1) }, output: { $0 })
@@ -145,6 +147,7 @@ extension RealmPublishers {
             self.queue = queue
         }
 
+        /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Never {
             let subscription = ObservationSubscription<S, Output>(subscriber, context: DeliveryContext(queue),
                 merge: { ChangeCoalescing.merge($0, $1) }, output: { $0 })

@@ -48,12 +48,15 @@ extension RealmPublishers {
     /// A publisher that makes `receive(on:)` work for a stream of objects or
     /// collections: create it with `threadSafeReference()`.
     public struct MakeThreadSafe<Upstream: Publisher>: Publisher where Upstream.Output: RealmSubscribable {
+        /// The upstream's failure.
         public typealias Failure = Upstream.Failure
+        /// The upstream's values, handed over.
         public typealias Output = Upstream.Output
 
         private let upstream: Upstream
         init(_ upstream: Upstream) { self.upstream = upstream }
 
+        /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             upstream.receive(subscriber: subscriber)
         }
@@ -75,7 +78,9 @@ extension RealmPublishers {
     /// each handed over to its live Realm; a value deleted in between is
     /// skipped. Create it with `threadSafeReference().receive(on:)`.
     public struct DeferredHandover<Upstream: Publisher, S: Scheduler>: Publisher where Upstream.Output: RealmSubscribable {
+        /// The upstream's failure.
         public typealias Failure = Upstream.Failure
+        /// The upstream's values, handed over.
         public typealias Output = Upstream.Output
 
         private let upstream: Upstream
@@ -85,6 +90,7 @@ extension RealmPublishers {
             self.scheduler = scheduler
         }
 
+        /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<Sub: Subscriber>(subscriber: Sub) where Sub.Input == Output, Sub.Failure == Failure {
             Handover.deliver(upstream, on: scheduler, to: subscriber, value: { $0 }, replacing: { $1 })
         }
@@ -94,12 +100,15 @@ extension RealmPublishers {
     /// create it with `threadSafeReference()`.
     public struct MakeThreadSafeObjectChangeset<Upstream: Publisher, T: Object>: Publisher
     where Upstream.Output == ObjectChange<T> {
+        /// The upstream's failure.
         public typealias Failure = Upstream.Failure
+        /// The upstream's values, handed over.
         public typealias Output = Upstream.Output
 
         private let upstream: Upstream
         init(_ upstream: Upstream) { self.upstream = upstream }
 
+        /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             upstream.receive(subscriber: subscriber)
         }
@@ -121,7 +130,9 @@ extension RealmPublishers {
     /// of the version handed over).
     public struct DeferredHandoverObjectChangeset<Upstream: Publisher, T: Object, S: Scheduler>: Publisher
     where Upstream.Output == ObjectChange<T> {
+        /// The upstream's failure.
         public typealias Failure = Upstream.Failure
+        /// The upstream's values, handed over.
         public typealias Output = Upstream.Output
 
         private let upstream: Upstream
@@ -131,6 +142,7 @@ extension RealmPublishers {
             self.scheduler = scheduler
         }
 
+        /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<Sub: Subscriber>(subscriber: Sub) where Sub.Input == Output, Sub.Failure == Failure {
             Handover.deliver(upstream, on: scheduler, to: subscriber,
                 value: { change in if case .change(let object, _) = change { object } else { nil } },
@@ -144,12 +156,15 @@ extension RealmPublishers {
     /// changesets: create it with `threadSafeReference()`.
     public struct MakeThreadSafeCollectionChangeset<Upstream: Publisher, T: RealmCollection & RealmSubscribable>: Publisher
     where Upstream.Output == RealmCollectionChange<T> {
+        /// The upstream's failure.
         public typealias Failure = Upstream.Failure
+        /// The upstream's values, handed over.
         public typealias Output = Upstream.Output
 
         private let upstream: Upstream
         init(_ upstream: Upstream) { self.upstream = upstream }
 
+        /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             upstream.receive(subscriber: subscriber)
         }
@@ -176,7 +191,9 @@ extension RealmPublishers {
     public struct DeferredHandoverCollectionChangeset<Upstream: Publisher, T: RealmCollection & RealmSubscribable, S: Scheduler>:
         Publisher
     where Upstream.Output == RealmCollectionChange<T> {
+        /// The upstream's failure.
         public typealias Failure = Upstream.Failure
+        /// The upstream's values, handed over.
         public typealias Output = Upstream.Output
 
         private let upstream: Upstream
@@ -186,6 +203,7 @@ extension RealmPublishers {
             self.scheduler = scheduler
         }
 
+        /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<Sub: Subscriber>(subscriber: Sub) where Sub.Input == Output, Sub.Failure == Failure {
             Handover.deliver(upstream, on: scheduler, to: subscriber, value: \.collection,
                 replacing: { $0.replacingCollection(with: $1) })
@@ -196,12 +214,15 @@ extension RealmPublishers {
     /// create it with `threadSafeReference()`.
     public struct MakeThreadSafeKeyedCollectionChangeset<Upstream: Publisher, Key: MapKey, Value: RealmCollectionValue>: Publisher
     where Upstream.Output == RealmMapChange<Map<Key, Value>> {
+        /// The upstream's failure.
         public typealias Failure = Upstream.Failure
+        /// The upstream's values, handed over.
         public typealias Output = Upstream.Output
 
         private let upstream: Upstream
         init(_ upstream: Upstream) { self.upstream = upstream }
 
+        /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             upstream.receive(subscriber: subscriber)
         }
@@ -223,7 +244,9 @@ extension RealmPublishers {
     public struct DeferredHandoverKeyedCollectionChangeset<Upstream: Publisher, Key: MapKey, Value: RealmCollectionValue,
         S: Scheduler>: Publisher
     where Upstream.Output == RealmMapChange<Map<Key, Value>> {
+        /// The upstream's failure.
         public typealias Failure = Upstream.Failure
+        /// The upstream's values, handed over.
         public typealias Output = Upstream.Output
 
         private let upstream: Upstream
@@ -233,6 +256,7 @@ extension RealmPublishers {
             self.scheduler = scheduler
         }
 
+        /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<Sub: Subscriber>(subscriber: Sub) where Sub.Input == Output, Sub.Failure == Failure {
             Handover.deliver(upstream, on: scheduler, to: subscriber, value: \.map,
                 replacing: { $0.replacingMap(with: $1) })

@@ -4,20 +4,24 @@ public import OpenCombineDispatch
 public import Shoal
 
 extension SectionedResults: RealmSubscribable {
+    /// For ShoalCombine's publishers (``RealmSubscribable/_observe(_:on:_:)``); use their API instead.
     public func _observe<S: Subscriber>(_ keyPaths: [String]?, on queue: DispatchQueue?, _ subscriber: S) -> NotificationToken
     where S.Input == SectionedResults, S.Failure == any Error {
         observe(keyPaths: keyPaths, on: queue) { change in change.forward(to: subscriber) }
     }
 
+    /// For ShoalCombine's `receive(on:)` (``RealmSubscribable/_handedOver(to:)``); use the publishers instead.
     public func _handedOver(to realm: Realm) -> SectionedResults? { handedOver(to: realm) }
 }
 
 extension ResultsSection: RealmSubscribable {
+    /// For ShoalCombine's publishers (``RealmSubscribable/_observe(_:on:_:)``); use their API instead.
     public func _observe<S: Subscriber>(_ keyPaths: [String]?, on queue: DispatchQueue?, _ subscriber: S) -> NotificationToken
     where S.Input == ResultsSection, S.Failure == any Error {
         observe(keyPaths: keyPaths, on: queue) { change in change.forward(to: subscriber) }
     }
 
+    /// For ShoalCombine's `receive(on:)` (``RealmSubscribable/_handedOver(to:)``); use the publishers instead.
     public func _handedOver(to realm: Realm) -> ResultsSection? { handedOver(to: realm) }
 }
 
@@ -94,6 +98,7 @@ extension RealmPublishers {
             self.queue = queue
         }
 
+        /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Never {
             typealias Buffer = ChangeCoalescing.SectionBuffer<Collection>
             let subscription = ObservationSubscription<S, Buffer>(subscriber, context: DeliveryContext(queue),
@@ -137,12 +142,15 @@ extension RealmPublishers {
     public struct MakeThreadSafeSectionedResultsChangeset<Upstream: Publisher, T: RealmSectionedResult & RealmSubscribable>:
         Publisher
     where Upstream.Output == SectionedResultsChange<T> {
+        /// The upstream's failure.
         public typealias Failure = Upstream.Failure
+        /// The upstream's values, handed over.
         public typealias Output = Upstream.Output
 
         private let upstream: Upstream
         init(_ upstream: Upstream) { self.upstream = upstream }
 
+        /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             upstream.receive(subscriber: subscriber)
         }
@@ -165,7 +173,9 @@ extension RealmPublishers {
     public struct DeferredHandoverSectionedResultsChangeset<Upstream: Publisher, T: RealmSectionedResult & RealmSubscribable,
         S: Scheduler>: Publisher
     where Upstream.Output == SectionedResultsChange<T> {
+        /// The upstream's failure.
         public typealias Failure = Upstream.Failure
+        /// The upstream's values, handed over.
         public typealias Output = Upstream.Output
 
         private let upstream: Upstream
@@ -175,6 +185,7 @@ extension RealmPublishers {
             self.scheduler = scheduler
         }
 
+        /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<Sub: Subscriber>(subscriber: Sub) where Sub.Input == Output, Sub.Failure == Failure {
             Handover.deliver(upstream, on: scheduler, to: subscriber, value: \.collection,
                 replacing: { $0.replacingCollection(with: $1) })

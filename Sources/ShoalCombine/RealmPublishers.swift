@@ -54,6 +54,7 @@ public enum RealmPublishers {
             self.queue = queue
         }
 
+        /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let subscription = ObservationSubscription<S, Subscribable>(subscriber, context: DeliveryContext(queue),
                 merge: { _, newer in newer }, output: { $0 })
@@ -119,6 +120,7 @@ public enum RealmPublishers {
             self.subscribable = subscribable
         }
 
+        /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Void, S.Failure == Never {
             guard let realm = subscribable.realm else {
                 preconditionFailure("Only managed objects can be published")
@@ -148,6 +150,7 @@ public enum RealmPublishers {
             self.realm = realm
         }
 
+        /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Void, S.Failure == Never {
             let subscription = ObservationSubscription<S, Void>(subscriber, context: DeliveryContext(nil),
                 merge: { _, _ in () }, output: { $0 })

@@ -29,6 +29,7 @@ public protocol RealmSubscribable: ThreadConfined {
 }
 
 extension Object: RealmSubscribable {
+    /// For ShoalCombine's publishers (``RealmSubscribable/_observe(_:on:_:)``); use their API instead.
     public func _observe<S: Subscriber>(_ keyPaths: [String]?, on queue: DispatchQueue?, _ subscriber: S) -> NotificationToken
     where S.Input: Object, S.Failure == any Error {
         observe(keyPaths: keyPaths, on: queue) { (change: ObjectChange<S.Input>) in
@@ -40,10 +41,12 @@ extension Object: RealmSubscribable {
         }
     }
 
+    /// For ShoalCombine's `receive(on:)` (``RealmSubscribable/_handedOver(to:)``); use the publishers instead.
     public func _handedOver(to realm: Realm) -> Self? { handedOver(to: realm) }
 }
 
 extension Map: RealmSubscribable {
+    /// For ShoalCombine's publishers (``RealmSubscribable/_observe(_:on:_:)``); use their API instead.
     public func _observe<S: Subscriber>(_ keyPaths: [String]?, on queue: DispatchQueue?, _ subscriber: S) -> NotificationToken
     where S.Input == Map, S.Failure == any Error {
         observe(keyPaths: keyPaths, on: queue) { change in
@@ -54,11 +57,13 @@ extension Map: RealmSubscribable {
         }
     }
 
+    /// For ShoalCombine's `receive(on:)` (``RealmSubscribable/_handedOver(to:)``); use the publishers instead.
     public func _handedOver(to realm: Realm) -> Map? { handedOver(to: realm) }
 }
 
 /// The observation shared by every collection kind.
 extension RealmCollection where Self: RealmSubscribable {
+    /// For ShoalCombine's publishers (``RealmSubscribable/_observe(_:on:_:)``); use their API instead.
     public func _observe<S: Subscriber>(_ keyPaths: [String]?, on queue: DispatchQueue?, _ subscriber: S) -> NotificationToken
     where S.Input == Self, S.Failure == any Error {
         observe(keyPaths: keyPaths, on: queue) { change in
@@ -69,6 +74,7 @@ extension RealmCollection where Self: RealmSubscribable {
         }
     }
 
+    /// For ShoalCombine's `receive(on:)` (``RealmSubscribable/_handedOver(to:)``); use the publishers instead.
     public func _handedOver(to realm: Realm) -> Self? { handedOver(to: realm) }
 }
 
