@@ -37,22 +37,22 @@ public struct ResultsSection<Key: PersistableValue & Hashable, T: RealmCollectio
     public var endIndex: Int { count }
 
     /// The position of the section now, or `nil` while no element has its key.
-    var sectionIndex: Int? { source.index().sectionOf[key] }
+    var sectionIndex: Int? { source.index().section(of: key) }
 
     /// The number of elements in the section (0 while it is invalidated).
     public var count: Int {
-        let index = source.index()
-        return index.sectionOf[key].map { index.count(ofSection: $0) } ?? 0
+        let sections = source.index()
+        return sections.section(of: key).map { sections.index.count(ofSection: $0) } ?? 0
     }
 
     /// The element at `index` in the section.
     public subscript(index: Int) -> T {
         let sections = source.index()
-        guard let section = sections.sectionOf[key] else {
+        guard let section = sections.section(of: key) else {
             shoalPrecondition(ShoalError(.objectInvalidated, "Access to invalidated Results objects"))
         }
-        checkSectionIndex(index, sections.count(ofSection: section))
-        return T.fromValue(sections.element(section: section, row: index), source.instance)
+        checkSectionIndex(index, sections.index.count(ofSection: section))
+        return T.fromValue(sections.index.element(section: section, row: index), source.instance)
     }
 
     /// The Realm managing the section, or `nil` once it was invalidated.

@@ -20,9 +20,9 @@ final class SectionSource<Key: PersistableValue & Hashable, Element: RealmCollec
     /// change to the element or what it links to may change its key).
     let keyPaths: [String]?
 
-    private var base: SectionIndex<Key>?
+    private var base: KeyedSections<Key>?
     private var feed: (subscription: Subscription, tracker: DependencyTracker, token: NotificationToken)?
-    private var cached: (state: (UInt64, Int), index: SectionIndex<Key>)?
+    private var cached: (state: (UInt64, Int), index: KeyedSections<Key>)?
     /// How many times `keyBlock` was called (for tests of incremental work).
     private(set) var keyCalls = 0
 
@@ -38,9 +38,9 @@ final class SectionSource<Key: PersistableValue & Hashable, Element: RealmCollec
 
     /// The same sections read through another instance (queue-confined or
     /// frozen), starting from `index` when it describes that instance's version.
-    func rebound(to instance: RealmInstance, index: SectionIndex<Key>? = nil) -> SectionSource {
+    func rebound(to instance: RealmInstance, index: KeyedSections<Key>? = nil) -> SectionSource {
         let source = SectionSource(results: results.rebinding(to: instance), keyPaths: keyPaths, keyBlock: keyBlock)
-        if let index, index.version == instance.snapshot.version, instance.transaction == nil { source.base = index }
+        if let index, index.index.version == instance.snapshot.version, instance.transaction == nil { source.base = index }
         return source
     }
 
@@ -57,7 +57,7 @@ final class SectionSource<Key: PersistableValue & Hashable, Element: RealmCollec
     }
 
     /// The sections at the Realm's visible state.
-    func index() -> SectionIndex<Key> {
+    func index() -> KeyedSections<Key> {
         let instance = self.instance
         instance.verifyThread()
         if results.isInvalidated { shoalPrecondition(ShoalError(.objectInvalidated, "Access to invalidated Results objects")) }
@@ -70,19 +70,19 @@ final class SectionSource<Key: PersistableValue & Hashable, Element: RealmCollec
 
     /// Sets the sections for the visible state (an observation that just
     /// computed them at the delivered version).
-    func seed(_ index: SectionIndex<Key>) {
-        if instance.transaction == nil, index.version == instance.snapshot.version { cached = (instance.stateVersion, index) }
+    func seed(_ index: KeyedSections<Key>) {
+        if instance.transaction == nil, index.index.version == instance.snapshot.version { cached = (instance.stateVersion, index) }
     }
 
     /// Computes every key of the collection as the Realm shows it.
-    func recompute() -> SectionIndex<Key> {
-        SectionIndex(version: instance.snapshot.version, elements: results.storedElements(), key: key(of:))
+    func recompute() -> KeyedSections<Key> {
+        KeyedSections(version: instance.snapshot.version, elements: results.storedElements(), key: key(of:))
     }
 
-    private func current(_ instance: RealmInstance) -> SectionIndex<Key> {
+    private func current(_ instance: RealmInstance) -> KeyedSections<Key> {
         let version = instance.snapshot.version
         if let transaction = instance.transaction, transaction.changeCount > 0 { return recompute() }
-        if let base, base.version == version { return base }
+        if let base, base.index.version == version { return base }
         if instance.isFrozen || instance.configuration.readOnly {
             base = recompute()
             return base!
@@ -108,7 +108,7 @@ final class SectionSource<Key: PersistableValue & Hashable, Element: RealmCollec
 
     /// Brings `base` to `version` with the changes the engine holds, if the
     /// engine stands at that version; `nil` otherwise (nothing is taken).
-    private func advance(to version: UInt64) -> SectionIndex<Key>? {
+    private func advance(to version: UInt64) -> KeyedSections<Key>? {
         guard let feed else { return nil }
         feed.tracker.waitUntilProcessed(version)
         guard let delivery = feed.tracker.takeDelivery(feed.subscription, at: version) else { return nil }
@@ -127,7 +127,7 @@ final class SectionSource<Key: PersistableValue & Hashable, Element: RealmCollec
                 base = recompute()
                 break
             }
-            index.version = version
+            index.index.version = version
             base = index
         }
         return base

@@ -10,7 +10,7 @@ enum SectionEvent {
 
 /// The sections one observation keeps, on its delivering thread or queue.
 private final class ObservedSections<Key: Hashable> {
-    var index: SectionIndex<Key>?
+    var index: KeyedSections<Key>?
 }
 
 extension SectionSource {
@@ -43,7 +43,7 @@ extension SectionSource {
             return .initial
         case .collection(let changes):
             guard var index = kept.index else { return nil }
-            let previous = index.keys
+            let previous = index.index.keys
             var sectioned = index.apply(changes, version: target.instance.snapshot.version, key: target.key(of:))
             kept.index = index
             target.seed(index)

@@ -66,7 +66,7 @@ public struct SectionedResults<Key: PersistableValue & Hashable, SectionElement:
     /// has that key. Labelled, so that it differs from the index subscript
     /// when keys are integers: `sections[key: 3]`.
     public subscript(key key: Key) -> ResultsSection<Key, SectionElement> {
-        guard source.index().sectionOf[key] != nil else {
+        guard source.index().section(of: key) != nil else {
             shoalPrecondition(ShoalError(.invalidValue, "Section key \(key) not found."))
         }
         return ResultsSection(source: source, key: key)

@@ -22,9 +22,9 @@ extension SectionIndex {
     /// stayed in place but changed in what their key reads (``IndexChanges/rekeyed``);
     /// no other element is looked at. An element whose key changed leaves
     /// its old section and joins its new one (a deletion plus an insertion).
-    mutating func apply(_ changes: IndexChanges, version: UInt64, key: (Value) -> Key) -> SectionChanges {
+    mutating func apply(_ changes: IndexChanges, version: UInt64, key: (Value) -> Int) -> SectionChanges {
         var deletions = changes.deletions
-        var insertions: [(index: Int, value: Value, key: Key)] = []
+        var insertions: [(index: Int, value: Value, key: Int)] = []
         insertions.reserveCapacity(changes.insertions.count)
         for (index, value) in zip(changes.insertions, changes.insertedValues) { insertions.append((index, value, key(value))) }
         var modifiedOld = changes.modifications
@@ -64,18 +64,18 @@ extension SectionIndex {
     /// - Note: Realm matches old and new modified rows by row number alone,
     ///   which can pair two different objects when rows shift; Shoal pairs
     ///   each object with itself, so the changeset always applies.
-    private func reconcile(oldKeys: [Key], deleted: [SectionPath], inserted: [SectionPath], modified: [SectionPath],
+    private func reconcile(oldKeys: [Int], deleted: [SectionPath], inserted: [SectionPath], modified: [SectionPath],
         modifiedNew: [SectionPath]) -> SectionChanges
     {
         var out = SectionChanges()
-        let oldSection = Dictionary(uniqueKeysWithValues: oldKeys.enumerated().map { ($1, $0) })
-        out.sectionsToDelete = oldKeys.indices.filter { sectionOf[oldKeys[$0]] == nil }
-        out.sectionsToInsert = keys.indices.filter { oldSection[keys[$0]] == nil }
+        let oldKeySet = Set(oldKeys)
+        out.sectionsToDelete = oldKeys.indices.filter { section(ofKey: oldKeys[$0]) == nil }
+        out.sectionsToInsert = keys.indices.filter { !oldKeySet.contains(keys[$0]) }
         let deletedSections = Set(out.sectionsToDelete)
         out.deletions = deleted.filter { !deletedSections.contains($0.section) }
         out.insertions = inserted
         for (old, new) in zip(modified, modifiedNew) {
-            if old.row == new.row && sectionOf[oldKeys[old.section]] == new.section {
+            if old.row == new.row && section(ofKey: oldKeys[old.section]) == new.section {
                 out.modifications.append(old)
             } else {
                 out.deletions.append(old)
@@ -91,9 +91,9 @@ extension SectionIndex {
     /// The part of a changeset that concerns the section of `key`, as a
     /// `ResultsSection` observer sees it (REALM-SEMANTICS §2.6); `nil` when
     /// nothing concerns it. `previous` is the section order before the change.
-    func filter(_ changes: SectionChanges, previousKeys: [Key], to key: Key) -> SectionChanges? {
+    func filter(_ changes: SectionChanges, previousKeys: [Int], to key: Int) -> SectionChanges? {
         let old = previousKeys.firstIndex(of: key)
-        let new = sectionOf[key]
+        let new = section(ofKey: key)
         var out = SectionChanges()
         switch (old, new) {
         case (nil, nil): return nil
@@ -108,5 +108,29 @@ extension SectionIndex {
             out.insertions = changes.insertions.filter { $0.section == new }
         }
         return out.isEmpty ? nil : out
+    }
+}
+
+extension KeyedSections {
+    /// Sections of `elements` (in collection order), calling `key` once per element.
+    init(version: UInt64, elements: [Value], key: (Value) -> Key) {
+        var table = SectionKeyTable<Key>()
+        index = SectionIndex(version: version, elements: elements) { table.id(for: key($0)) }
+        self.table = table
+    }
+
+    /// Applies a changeset of the underlying collection; see ``SectionIndex/apply(_:version:key:)``.
+    mutating func apply(_ changes: IndexChanges, version: UInt64, key: (Value) -> Key) -> SectionChanges {
+        var table = self.table
+        let changes = index.apply(changes, version: version) { table.id(for: key($0)) }
+        self.table = table
+        return changes
+    }
+
+    /// The part of a changeset that concerns the section of `key`; see
+    /// ``SectionIndex/filter(_:previousKeys:to:)``.
+    func filter(_ changes: SectionChanges, previousKeys: [Int], to key: Key) -> SectionChanges? {
+        guard let id = table.existingID(for: key) else { return nil }
+        return index.filter(changes, previousKeys: previousKeys, to: id)
     }
 }

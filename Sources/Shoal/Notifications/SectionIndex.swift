@@ -21,40 +21,39 @@ struct SectionPath: Hashable, Comparable, Sendable {
 /// the sort scatters make more runs, and the cost grows with their number,
 /// never with the number of elements outside the touched runs.
 ///
-/// Values are the elements in stored form (object links or primitive
-/// values); the key of an element is computed by the caller, and only for
-/// elements that are new or changed in what their key reads.
-struct SectionIndex<Key: Hashable> {
-    struct Run {
-        var key: Key
-        var members: ContiguousArray<Value>
-    }
-
+/// Keys are small integers here (``SectionKeyTable`` maps the user's keys to
+/// them), so that this code is not generic. Values are the elements in
+/// stored form (object links or primitive values); the key of an element is
+/// computed by the caller, and only for elements that are new or changed in
+/// what their key reads.
+struct SectionIndex: Sendable {
     /// The version of the collection the sections describe.
     var version: UInt64
-    /// The elements in collection order, grouped into runs.
-    private(set) var runs: [Run] = []
+    /// Each run's key and elements, in collection order.
+    private(set) var runKeys: [Int] = []
+    private(set) var runs: [ContiguousArray<Value>] = []
     /// The section keys, in section order.
-    private(set) var keys: [Key] = []
-    /// A key's section index.
-    private(set) var sectionOf: [Key: Int] = [:]
+    private(set) var keys: [Int] = []
+    /// A key's section index, by key (-1: no section).
+    private var sectionOfKey: [Int] = []
     /// Each section's runs, in collection order.
-    private(set) var sectionRuns: [[Int]] = []
+    private var sectionRuns: [[Int]] = []
     /// Each section's element count.
-    private(set) var sectionCounts: [Int] = []
+    private var sectionCounts: [Int] = []
     /// The number of elements.
     private(set) var count = 0
 
     /// Builds the sections of `elements` (in collection order), calling
     /// `key` once per element.
-    init(version: UInt64, elements: [Value], key: (Value) -> Key) {
+    init(version: UInt64, elements: [Value], key: (Value) -> Int) {
         self.version = version
         for value in elements {
             let k = key(value)
-            if let last = runs.indices.last, runs[last].key == k {
-                runs[last].members.append(value)
+            if let last = runKeys.indices.last, runKeys[last] == k {
+                runs[last].append(value)
             } else {
-                runs.append(Run(key: k, members: [value]))
+                runKeys.append(k)
+                runs.append([value])
             }
         }
         count = elements.count
@@ -63,6 +62,11 @@ struct SectionIndex<Key: Hashable> {
 
     // MARK: Reading
 
+    /// The section of a key, or `nil` when no element has it.
+    func section(ofKey key: Int) -> Int? {
+        key < sectionOfKey.count && sectionOfKey[key] >= 0 ? sectionOfKey[key] : nil
+    }
+
     /// The number of elements in a section.
     func count(ofSection section: Int) -> Int { sectionCounts[section] }
 
@@ -70,24 +74,22 @@ struct SectionIndex<Key: Hashable> {
     func element(section: Int, row: Int) -> Value {
         var row = row
         for run in sectionRuns[section] {
-            if row < runs[run].members.count { return runs[run].members[row] }
-            row -= runs[run].members.count
+            if row < runs[run].count { return runs[run][row] }
+            row -= runs[run].count
         }
         preconditionFailure("row out of range")
-    }
-
-    /// The elements of a section, in order.
-    func elements(ofSection section: Int) -> [Value] {
-        sectionRuns[section].flatMap { runs[$0].members }
     }
 
     /// The run holding flat position `index` and the offset in it; for
     /// `index == count`, one past the last run.
     private func locate(_ index: Int) -> (run: Int, offset: Int) {
         var index = index
-        for (r, run) in runs.enumerated() {
-            if index < run.members.count { return (r, index) }
-            index -= run.members.count
+        var r = 0
+        while r < runs.count {
+            let n = runs[r].count
+            if index < n { return (r, index) }
+            index -= n
+            r += 1
         }
         return (runs.count, index)
     }
@@ -95,11 +97,11 @@ struct SectionIndex<Key: Hashable> {
     /// The section and row of the element at flat position `index`.
     func path(ofFlat index: Int) -> SectionPath {
         let (run, offset) = locate(index)
-        let section = sectionOf[runs[run].key]!
+        let section = sectionOfKey[runKeys[run]]
         var row = offset
         for r in sectionRuns[section] {
             if r == run { break }
-            row += runs[r].members.count
+            row += runs[r].count
         }
         return SectionPath(section: section, row: row)
     }
@@ -107,69 +109,106 @@ struct SectionIndex<Key: Hashable> {
     /// The element at flat position `index`.
     func element(atFlat index: Int) -> Value {
         let (run, offset) = locate(index)
-        return runs[run].members[offset]
+        return runs[run][offset]
     }
 
     /// The key of the element at flat position `index`.
-    func key(atFlat index: Int) -> Key { runs[locate(index).run].key }
+    func key(atFlat index: Int) -> Int { runKeys[locate(index).run] }
 
     // MARK: Editing
 
     /// Removes the element at flat position `index`.
     mutating func remove(atFlat index: Int) {
         let (run, offset) = locate(index)
-        runs[run].members.remove(at: offset)
+        runs[run].remove(at: offset)
         count -= 1
-        guard runs[run].members.isEmpty else { return }
+        guard runs[run].isEmpty else { return }
         runs.remove(at: run)
+        runKeys.remove(at: run)
         // The neighbours may now be one run.
-        if run > 0, run < runs.count, runs[run - 1].key == runs[run].key {
-            runs[run - 1].members.append(contentsOf: runs[run].members)
-            runs.remove(at: run)
+        if run > 0, run < runs.count, runKeys[run - 1] == runKeys[run] {
+            let tail = runs.remove(at: run)
+            runKeys.remove(at: run)
+            runs[run - 1].append(contentsOf: tail)
         }
     }
 
     /// Inserts `value` with section key `key` at flat position `index`.
-    mutating func insert(_ value: Value, key: Key, atFlat index: Int) {
+    mutating func insert(_ value: Value, key: Int, atFlat index: Int) {
         count += 1
         let (run, offset) = locate(index)
         if offset == 0 {
             // Between runs: join the one before or the one after if the key matches.
-            if run > 0, runs[run - 1].key == key {
-                runs[run - 1].members.append(value)
-            } else if run < runs.count, runs[run].key == key {
-                runs[run].members.insert(value, at: 0)
+            if run > 0, runKeys[run - 1] == key {
+                runs[run - 1].append(value)
+            } else if run < runs.count, runKeys[run] == key {
+                runs[run].insert(value, at: 0)
             } else {
-                runs.insert(Run(key: key, members: [value]), at: run)
+                runs.insert([value], at: run)
+                runKeys.insert(key, at: run)
             }
             return
         }
-        if runs[run].key == key {
-            runs[run].members.insert(value, at: offset)
+        if runKeys[run] == key {
+            runs[run].insert(value, at: offset)
             return
         }
         // Inside a run of another key: split it.
-        let tail = ContiguousArray(runs[run].members[offset...])
-        runs[run].members.removeSubrange(offset...)
-        runs.insert(contentsOf: [Run(key: key, members: [value]), Run(key: runs[run].key, members: tail)], at: run + 1)
+        let tail = ContiguousArray(runs[run][offset...])
+        runs[run].removeSubrange(offset...)
+        runs.insert(contentsOf: [[value], tail], at: run + 1)
+        runKeys.insert(contentsOf: [key, runKeys[run]], at: run + 1)
     }
 
-    /// Recomputes the section order and each section's runs: O(runs).
+    /// Recomputes the section order and each section's runs: O(runs + keys).
     mutating func rebuildSections() {
-        keys = []
-        sectionOf = [:]
-        sectionRuns = []
-        sectionCounts = []
-        for (r, run) in runs.enumerated() {
-            if let s = sectionOf[run.key] {
+        for k in keys { sectionOfKey[k] = -1 }
+        keys.removeAll(keepingCapacity: true)
+        sectionRuns.removeAll(keepingCapacity: true)
+        sectionCounts.removeAll(keepingCapacity: true)
+        for r in runKeys.indices {
+            let k = runKeys[r]
+            if k >= sectionOfKey.count { sectionOfKey.append(contentsOf: repeatElement(-1, count: k - sectionOfKey.count + 1)) }
+            let s = sectionOfKey[k]
+            if s >= 0 {
                 sectionRuns[s].append(r)
-                sectionCounts[s] += run.members.count
+                sectionCounts[s] += runs[r].count
             } else {
-                sectionOf[run.key] = keys.count
-                keys.append(run.key)
+                sectionOfKey[k] = keys.count
+                keys.append(k)
                 sectionRuns.append([r])
-                sectionCounts.append(run.members.count)
+                sectionCounts.append(runs[r].count)
             }
         }
     }
+}
+
+/// The user's section keys as the small integers ``SectionIndex`` works
+/// with: each distinct key gets the next number the first time it is seen.
+struct SectionKeyTable<Key: Hashable> {
+    private(set) var values: [Key] = []
+    private var ids: [Key: Int] = [:]
+
+    /// The number of a key, made if new.
+    mutating func id(for key: Key) -> Int {
+        if let id = ids[key] { return id }
+        ids[key] = values.count
+        values.append(key)
+        return values.count - 1
+    }
+
+    /// The number of a key already seen.
+    func existingID(for key: Key) -> Int? { ids[key] }
+}
+
+/// Sections with the user's keys: the index and its key table.
+struct KeyedSections<Key: Hashable> {
+    var index: SectionIndex
+    var table: SectionKeyTable<Key>
+
+    /// The section keys, in section order.
+    var keys: [Key] { index.keys.map { table.values[$0] } }
+
+    /// The section of a key, or `nil` when no element has it.
+    func section(of key: Key) -> Int? { table.existingID(for: key).flatMap(index.section(ofKey:)) }
 }
