@@ -74,6 +74,9 @@ final class SectionSource<Key: PersistableValue & Hashable, Element: RealmCollec
         if instance.transaction == nil, index.index.version == instance.snapshot.version { cached = (instance.stateVersion, index) }
     }
 
+    /// Forgets the sections cached for the visible state (about to change).
+    func dropCache() { cached = nil }
+
     /// Computes every key of the collection as the Realm shows it.
     func recompute() -> KeyedSections<Key> {
         KeyedSections(version: instance.snapshot.version, elements: results.storedElements(), key: key(of:))
@@ -120,6 +123,8 @@ final class SectionSource<Key: PersistableValue & Hashable, Element: RealmCollec
                 base = recompute()
                 break
             }
+            // Hold the only reference, so that the runs change in place.
+            (base, cached) = (nil, nil)
             _ = index.apply(changes, version: version, key: key(of:))
             base = index
         case nil, .object?, .map?:

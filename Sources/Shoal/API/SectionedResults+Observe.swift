@@ -43,6 +43,9 @@ extension SectionSource {
             return .initial
         case .collection(let changes):
             guard var index = kept.index else { return nil }
+            // Hold the only reference, so that the runs change in place.
+            kept.index = nil
+            target.dropCache()
             let previous = index.index.keys
             var sectioned = index.apply(changes, version: target.instance.snapshot.version, key: target.key(of:))
             kept.index = index

@@ -17,7 +17,8 @@ struct SectionPath: Hashable, Comparable, Sendable {
 /// (Realm's rule), and rows inside a section follow the collection's order.
 /// When the sort groups the keys (Realm requires the primary sort to decide
 /// the key), every section is one run, and finding an element, inserting or
-/// removing one costs O(sections) plus a copy inside one section. Keys that
+/// removing one costs O(sections) plus a move inside one chunk of a
+/// section (``ChunkedArray``). Keys that
 /// the sort scatters make more runs, and the cost grows with their number,
 /// never with the number of elements outside the touched runs.
 ///
@@ -31,7 +32,7 @@ struct SectionIndex: Sendable {
     var version: UInt64
     /// Each run's key and elements, in collection order.
     private(set) var runKeys: [Int] = []
-    private(set) var runs: [ContiguousArray<Value>] = []
+    private(set) var runs: [ChunkedArray<Value>] = []
     /// The section keys, in section order.
     private(set) var keys: [Int] = []
     /// A key's section index, by key (-1: no section).
@@ -53,7 +54,7 @@ struct SectionIndex: Sendable {
                 runs[last].append(value)
             } else {
                 runKeys.append(k)
-                runs.append([value])
+                runs.append(ChunkedArray(CollectionOfOne(value)))
             }
         }
         count = elements.count
@@ -144,7 +145,7 @@ struct SectionIndex: Sendable {
             } else if run < runs.count, runKeys[run] == key {
                 runs[run].insert(value, at: 0)
             } else {
-                runs.insert([value], at: run)
+                runs.insert(ChunkedArray(CollectionOfOne(value)), at: run)
                 runKeys.insert(key, at: run)
             }
             return
@@ -154,9 +155,8 @@ struct SectionIndex: Sendable {
             return
         }
         // Inside a run of another key: split it.
-        let tail = ContiguousArray(runs[run][offset...])
-        runs[run].removeSubrange(offset...)
-        runs.insert(contentsOf: [[value], tail], at: run + 1)
+        let tail = runs[run].removeSuffix(from: offset)
+        runs.insert(contentsOf: [ChunkedArray(CollectionOfOne(value)), tail], at: run + 1)
         runKeys.insert(contentsOf: [key, runKeys[run]], at: run + 1)
     }
 

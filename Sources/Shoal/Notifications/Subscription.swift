@@ -101,12 +101,14 @@ final class Subscription: @unchecked Sendable {
             var change = change
             change.kept = change.kept.filter { modified.contains($0.key) || rekey.contains($0.key) || change.replaced.contains($0.key) }
             guard !change.isEmpty || rootDeleted else { return false }
-            guard let order = (notifier as? OrderNotifier)?.order else { return false }
+            guard let notifier = notifier as? OrderNotifier else { return false }
             rekeyed.formUnion(rekey)
             switch pending {
             case .none:
                 pending = .order(change, modified: modified, rootDeleted: rootDeleted)
             case .order(let first, let firstModified, let firstRoot):
+                // Coalescing: only now is the whole order read (O(n)).
+                let order = notifier.order
                 let afterFirst = OrderDiff.baseline(before: change, from: order)
                 let baseline = OrderDiff.baseline(before: first, from: afterFirst)
                 pending = .coalesced(baseline: baseline, touched: first.touchedIDs.union(change.touchedIDs),
