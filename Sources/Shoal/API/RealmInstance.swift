@@ -29,6 +29,9 @@ final class RealmInstance {
     var skipping: Set<Int> = []
     /// Whether callbacks are being delivered (refresh inside one does not redeliver them).
     var isDelivering = false
+    /// Blocks run before this instance advances to a version a subscription
+    /// is about to be told of, by subscription id (ShoalCombine's `objectWillChange`).
+    let willDeliverHooks = Locked<[Int: () -> Void]>([:])
     /// The version this Realm reads outside a write transaction.
     private(set) var snapshot: Snapshot
     private(set) var transaction: WriteTransaction?
