@@ -248,6 +248,8 @@ func wallPerCommit(_ samples: [NotifySample]) -> Double {
         log("  \(name): \(counted)")
         sampleLines.append("\(name): \(counted)")
         recordLatencies(name, (incremental, grdb), p50Label: "µs/sectioned changeset p50", p99Label: "µs/sectioned changeset p99")
+        record(name, "commit call p50 µs", shoal: micros(Measure.median(incremental.flatMap(\.commitCalls))),
+               grdb: micros(Measure.median(grdb.flatMap(\.commitCalls))), higherIsBetter: false)
         let p50 = micros(Measure.quantile(incremental.flatMap(\.latencies), 0.5))
         let full = micros(Measure.quantile(recompute.flatMap(\.latencies), 0.5))
         record(name, "Shoal full recompute (Realm's way) p50 µs, against GRDB", shoal: full,

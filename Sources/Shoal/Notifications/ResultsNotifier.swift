@@ -30,6 +30,11 @@ final class ResultsNotifier: OrderNotifier {
     /// The kept order, in chunks: placing or removing an element moves one
     /// chunk, not the whole order.
     private var ids = ChunkedArray<ElementID>()
+    /// Sort values of elements that ended a chunk when a search met them:
+    /// the chunk-level steps of a search then read no snapshot. An element
+    /// keeps its sort values while it sits in the order (one whose values
+    /// change is removed and placed again, and loses its entry then).
+    private var fences: [ElementID: [Value?]] = [:]
 
     /// The kept order as one array (O(n): for coalescing subscriptions only).
     override var order: ContiguousArray<ElementID> {
@@ -131,6 +136,15 @@ final class ResultsNotifier: OrderNotifier {
         return aKey < b ? .orderedAscending : (aKey == b ? .orderedSame : .orderedDescending)
     }
 
+    /// Compares (`a`, `aKey`) with an element whose sort values are known.
+    private func compare(_ a: [Value?], _ aKey: ElementID, to b: [Value?], _ bKey: ElementID) -> ComparisonResult {
+        for (i, key) in sortKeys.enumerated() {
+            let r = OrderingStep.compare(a[i], b[i], ascending: key.ascending)
+            if r != .orderedSame { return r }
+        }
+        return aKey < bKey ? .orderedAscending : (aKey == bKey ? .orderedSame : .orderedDescending)
+    }
+
     /// The first position whose element does not sort before (`values`, `id`):
     /// a binary search over the chunks' last elements, then inside one chunk.
     private func position(of values: [Value?], _ id: ElementID, in snapshot: Snapshot) -> Int {
@@ -138,7 +152,10 @@ final class ResultsNotifier: OrderNotifier {
         var low = 0, high = chunks.count
         while low < high {
             let mid = (low + high) / 2
-            if compare(values, id, chunks[mid][chunks[mid].count - 1], in: snapshot) == .orderedDescending { low = mid + 1 } else { high = mid }
+            let fence = chunks[mid][chunks[mid].count - 1]
+            let fenceValues = fences[fence] ?? sortValues(ObjectKey(fence), in: snapshot)
+            fences[fence] = fenceValues
+            if compare(values, id, to: fenceValues, fence) == .orderedDescending { low = mid + 1 } else { high = mid }
         }
         guard low < chunks.count else { return ids.count }
         let chunk = chunks[low]
@@ -153,6 +170,9 @@ final class ResultsNotifier: OrderNotifier {
     override func process(_ digest: ChangeDigest, candidates: Set<ObjectKey>) -> NotifierOutput? {
         version = digest.version
         if candidates.count > max(64, ids.count / 8) { return recompute(digest.after, touched: candidates) }
+        // Entries of elements that no longer end a chunk are harmless but
+        // would pile up as chunks split: start afresh now and then.
+        if fences.count > 4 * ids.chunks.count + 64 { fences = [:] }
         let (before, after) = (digest.before, digest.after)
         var removed: [(id: ElementID, index: Int)] = []
         var entering: [(id: ElementID, values: [Value?])] = []
@@ -172,7 +192,10 @@ final class ResultsNotifier: OrderNotifier {
         }
         guard !removed.isEmpty || !entering.isEmpty || !same.isEmpty else { return nil }
         removed.sort { $0.index < $1.index }
-        for r in removed.reversed() { ids.remove(at: r.index) }
+        for r in removed.reversed() {
+            ids.remove(at: r.index)
+            fences[r.id] = nil
+        }
         entering.sort { compare($0.values, $0.id, $1.id, in: after) == .orderedAscending }
         var change = OrderChange()
         change.removed = removed
@@ -197,6 +220,7 @@ final class ResultsNotifier: OrderNotifier {
         for (index, id) in ids.enumerated() where moving.contains(id) { change.removed.append((id, index)) }
         for (index, id) in new.enumerated() where moving.contains(id) { change.inserted.append((id, index)) }
         ids = ChunkedArray(new)
+        fences = [:]
         guard !change.isEmpty else { return nil }
         return .order(change, objects: touchedObjects(change), rootDeleted: false)
     }
