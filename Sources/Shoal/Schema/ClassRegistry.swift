@@ -63,7 +63,7 @@ enum ClassRegistry {
                 legacy.append((label, label))
             }
         }
-        let schema = ObjectSchema(className: Object.className(of: type), properties: properties)
+        let schema = ObjectSchema(className: Object.className(of: type), properties: properties, isEmbedded: type is EmbeddedObject.Type)
         // Stored properties come first in the schema, in declaration order, so
         // `defaults` lines up with the stored property indexes.
         return ClassInfo(type: type, schema: schema, defaults: defaults,
