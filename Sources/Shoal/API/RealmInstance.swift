@@ -29,6 +29,8 @@ final class RealmInstance {
     var skipping: Set<Int> = []
     /// Whether callbacks are being delivered (refresh inside one does not redeliver them).
     var isDelivering = false
+    /// Async writes waiting to begin and commit callbacks waiting to run (`writeAsync`).
+    var asyncWrites = AsyncWriteQueue()
     /// The version this Realm reads outside a write transaction.
     private(set) var snapshot: Snapshot
     private(set) var transaction: WriteTransaction?
