@@ -21,6 +21,8 @@ final class RealmInstance {
     /// The serial queue a queue-confined instance belongs to (`observe(on:)`).
     let queue: DispatchQueue?
     private let queueToken: QueueToken?
+    /// The actor an actor-confined instance belongs to (`Realm(configuration:actor:)`).
+    let actor: (any Actor)?
     /// Deliveries for observations made through this instance (made at the first one).
     var mailbox: Mailbox?
     /// `Realm.observe` blocks, by id.
@@ -41,7 +43,7 @@ final class RealmInstance {
     private var stateStamp: UInt64 = 0
 
     init(configuration: Realm.Configuration, coordinator: RealmCoordinator, snapshot: Snapshot, frozen: Bool,
-        queue: DispatchQueue? = nil)
+        queue: DispatchQueue? = nil, actor: (any Actor)? = nil)
     {
         self.configuration = configuration
         self.coordinator = coordinator
@@ -50,6 +52,7 @@ final class RealmInstance {
         self.thread = pthread_self()
         self.queue = queue
         self.queueToken = queue.map(QueueToken.of)
+        self.actor = actor
     }
 
     /// An identifier of the visible state: changes whenever what this Realm
@@ -79,6 +82,10 @@ final class RealmInstance {
     }
 
     func verifyThread() {
+        if let actor {
+            actor.preconditionIsolated("Realm accessed from incorrect thread: it is confined to an actor.")
+            return
+        }
         if let queueToken {
             if DispatchQueue.getSpecific(key: QueueToken.key) !== queueToken {
                 shoalPrecondition(ShoalError(.wrongThread, "Realm accessed from incorrect thread.",
