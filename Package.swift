@@ -12,12 +12,16 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Shoal", targets: ["Shoal"]),
+        // Realm's Combine publishers through OpenCombine; only clients of this
+        // product build (or fetch) OpenCombine.
+        .library(name: "ShoalCombine", targets: ["ShoalCombine"]),
         .executable(name: "shoal", targets: ["ShoalCLI"]),
         .executable(name: "shoal-demo", targets: ["ShoalDemo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         .systemLibrary(
@@ -38,6 +42,15 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             exclude: ["Log/FORMAT.md"],
+            swiftSettings: upcomingFeatures
+        ),
+        .target(
+            name: "ShoalCombine",
+            dependencies: [
+                "Shoal",
+                .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+            ],
             swiftSettings: upcomingFeatures
         ),
         .executableTarget(
@@ -81,6 +94,15 @@ let package = Package(
             dependencies: [
                 "Shoal", "ShoalTestSupport", "ShoalCrashWorker",
                 .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
+        .testTarget(
+            name: "ShoalCombineTests",
+            dependencies: [
+                "Shoal", "ShoalCombine", "ShoalTestSupport",
+                .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ],
             swiftSettings: upcomingFeatures
         ),

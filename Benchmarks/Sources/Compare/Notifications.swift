@@ -23,7 +23,7 @@ struct NotifySample {
     var commits = 0
 }
 
-/// The Shoal figures checked against issue #13's targets, printed after the table.
+/// The Shoal figures checked against the notification issues' targets, printed after the table.
 @MainActor var targetLines: [String] = []
 
 /// How many commits each engine measured per configuration, printed after the table.
@@ -42,11 +42,11 @@ struct Budget {
     mutating func spend(_ engine: String, _ ns: UInt64) { leftNs[engine, default: totalNs] -= Int64(ns) }
 }
 
-/// Runs a latency block: commits `dog(i)` one at a time, waiting for the
-/// awaited callback after each, until `count` commits or the engine's
-/// budget is spent.
+/// Runs a latency block: commits `dog(i)` one at a time (an age bump, or
+/// `commit(i)` when given), waiting for the awaited callback after each,
+/// until `count` commits or the engine's budget is spent.
 @MainActor func latencyBlock(_ store: any ObservedStore, _ probe: Probe, count: Int, budget: inout Budget, engine: String,
-    madeAny: Bool, what: String, dog: (Int) -> Int) throws -> NotifySample
+    madeAny: Bool, what: String, commit: ((Int) throws -> Void)? = nil, dog: (Int) -> Int = { $0 }) throws -> NotifySample
 {
     var sample = NotifySample()
     sample.latencies.reserveCapacity(count)
@@ -58,7 +58,7 @@ struct Budget {
         last = now
         guard budget.allows(engine, madeAny: madeAny || i > 0) else { break }
         let t0 = Measure.now()
-        try store.bumpAge(dog(i))
+        if let commit { try commit(i) } else { try store.bumpAge(dog(i)) }
         let t1 = Measure.now()
         let arrived = probe.wait(what)
         sample.latencies.append(arrived - t0)
@@ -124,9 +124,7 @@ func wallPerCommit(_ samples: [NotifySample]) -> Double {
             let (store, probe) = stores[engine.name]!
             let first = next[engine.name, default: 0]
             let sample = try latencyBlock(store, probe, count: plan.perBlock, budget: &budget, engine: engine.name,
-                madeAny: first > 0, what: "W4 \(engine.name) K = \(k)") {
-                (first + $0) % Dataset.dogsPerOwner
-            }
+                madeAny: first > 0, what: "W4 \(engine.name) K = \(k)", dog: { (first + $0) % Dataset.dogsPerOwner })
             next[engine.name] = first + sample.commits
             return sample
         }
@@ -179,9 +177,7 @@ func wallPerCommit(_ samples: [NotifySample]) -> Double {
             let (store, probe) = stores[engine.name]!
             let first = next[engine.name, default: 0]
             let sample = try latencyBlock(store, probe, count: plan.perBlock, budget: &budget, engine: engine.name,
-                madeAny: first > 0, what: "W5 \(engine.name) N = \(n)") {
-                ((first + $0) &* 7919) % n
-            }
+                madeAny: first > 0, what: "W5 \(engine.name) N = \(n)", dog: { ((first + $0) &* 7919) % n })
             next[engine.name] = first + sample.commits
             return sample
         }
@@ -196,6 +192,68 @@ func wallPerCommit(_ samples: [NotifySample]) -> Double {
         let p50 = micros(Measure.quantile(samples.shoal.flatMap(\.latencies), 0.5))
         let target: Double = n <= 10_000 ? 50 : 100
         targetLines.append("W5 at N = \(n): p50 \(fmt(p50)) µs per notification with its changeset (target ≤ \(fmt(target)) µs: \(p50 <= target ? "met" : "MISSED"))")
+    }
+}
+
+// MARK: W7
+
+/// W7: one observer on every dog sorted by name and sectioned by the first
+/// letter of the name; single-dog renames; time from commit start to the
+/// callback holding the sectioned changeset. Three stores alternate: Shoal's
+/// incremental sections, Shoal's sorted results with the sections computed
+/// afresh at each update (what Realm does), and GRDB refetching, grouping
+/// and diffing.
+@MainActor func runW7() throws {
+    let plan = blockPlan()
+    let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    for n in options.sectionDogs {
+        let data = Dataset(dogs: n)
+        log("W7 sections: \(n) dogs sectioned by first letter, \(plan.perBlock * plan.blocks) renames, \(plan.blocks) alternating blocks")
+        let variants: [(name: String, engine: any Engine.Type, recompute: Bool)] = [
+            ("Shoal", ShoalEngine.self, false), ("Shoal recompute", ShoalEngine.self, true), ("GRDB", GRDBEngine.self, false),
+        ]
+        var stores: [String: (store: any ObservedStore, probe: Probe)] = [:]
+        for variant in variants {
+            let store = try variant.engine.makeObserved(data)
+            let probe = Probe(awaiting: 0)
+            let ns = try Measure.time { try store.observeSections(recompute: variant.recompute) { probe.hit(0, changed: $0) } }.ns
+            log("  \(variant.name): sections observer registered, initial callback delivered, in \(fmt(micros(ns) / 1000)) ms")
+            stores[variant.name] = (store, probe)
+        }
+        var samples: [String: [NotifySample]] = [:]
+        var next: [String: Int] = [:]
+        var budget = Budget()
+        for round in 0..<plan.blocks {
+            for variant in round % 2 == 0 ? variants : variants.reversed() {
+                let (store, probe) = stores[variant.name]!
+                let first = next[variant.name, default: 0]
+                let sample = try latencyBlock(store, probe, count: plan.perBlock, budget: &budget, engine: variant.name,
+                    madeAny: first > 0, what: "W7 \(variant.name) N = \(n)", commit: { i in
+                        let k = first + i
+                        try store.rename((k &* 7919) % n, to: "\(letters[(k &* 7) % letters.count])ename \(k)")
+                    })
+                next[variant.name] = first + sample.commits
+                samples[variant.name, default: []].append(sample)
+            }
+        }
+        for (name, entry) in stores {
+            let counts = entry.probe.counts
+            log("  \(name): \(counts.callbacks) updates, \(counts.changed) changed index paths and sections in all")
+            try entry.store.close()
+        }
+        let name = "W7.sections N=\(n)"
+        let incremental = samples["Shoal"] ?? [], recompute = samples["Shoal recompute"] ?? [], grdb = samples["GRDB"] ?? []
+        let count = { (s: [NotifySample]) in s.map(\.commits).reduce(0, +) }
+        let counted = "\(count(incremental)) Shoal, \(count(recompute)) Shoal-recompute, \(count(grdb)) GRDB commits measured"
+        log("  \(name): \(counted)")
+        sampleLines.append("\(name): \(counted)")
+        recordLatencies(name, (incremental, grdb), p50Label: "µs/sectioned changeset p50", p99Label: "µs/sectioned changeset p99")
+        let p50 = micros(Measure.quantile(incremental.flatMap(\.latencies), 0.5))
+        let full = micros(Measure.quantile(recompute.flatMap(\.latencies), 0.5))
+        record(name, "Shoal full recompute (Realm's way) p50 µs, against GRDB", shoal: full,
+               grdb: micros(Measure.quantile(grdb.flatMap(\.latencies), 0.5)), higherIsBetter: false)
+        targetLines.append("W7 at N = \(n): p50 \(fmt(p50)) µs per sectioned changeset (target ≤ 100 µs: \(p50 <= 100 ? "met" : "MISSED")); "
+            + "full recompute \(fmt(full)) µs, \(fmt(full / max(p50, 0.001)))× the incremental")
     }
 }
 
@@ -296,6 +354,19 @@ func wallPerCommit(_ samples: [NotifySample]) -> Double {
         return ({
             for _ in 0..<100 {
                 try store.bumpAge((i &* 7919) % n)
+                _ = probe.wait(name)
+                i += 1
+            }
+        }, { try store.close() })
+    case "W7.sections":
+        let n = options.sectionDogs.max() ?? data.dogs.count
+        let store = try engine.makeObserved(n == data.dogs.count ? data : Dataset(dogs: n))
+        let probe = Probe(awaiting: 0)
+        try store.observeSections(recompute: false) { changed in probe.hit(0, changed: changed) }
+        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        return ({
+            for _ in 0..<100 {
+                try store.rename((i &* 7919) % n, to: "\(letters[(i &* 7) % letters.count])ename \(i)")
                 _ = probe.wait(name)
                 i += 1
             }

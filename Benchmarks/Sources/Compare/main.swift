@@ -33,6 +33,8 @@ struct Options {
     var observers = [1, 100, 1_000, 10_000]
     /// W5: the numbers of dogs, one run each.
     var sortedDogs = [10_000, 100_000]
+    /// W7: the numbers of dogs, one run each.
+    var sectionDogs = [10_000, 100_000, 1_000_000]
     /// W8: observers filtered to `name`.
     var filteredObservers = 1_000
     /// W4, W5, W8: commits per configuration and engine.
@@ -69,20 +71,22 @@ struct Options {
             case "--store": store = it.next()
             case "--observers": observers = ints()
             case "--sorted-dogs": sortedDogs = ints()
+            case "--section-dogs": sectionDogs = ints()
             case "--filtered-observers": filteredObservers = int()
             case "--notify-commits": notifyCommits = int()
             case "--notify-budget": notifyBudget = int()
             case "--only": only = Set((it.next() ?? "").split(separator: ",").map { String($0).uppercased() })
             case "-h", "--help":
                 print("""
-                    usage: compare [--dogs N] [--commits M] [--lookups L] [--queries Q] [--rounds R] [--reopen-dogs N] [--history-commits H] [--only W1,W2,W3,W4,W5,W6,W8,W9,W10]
-                                   [--observers 1,100,1000,10000] [--sorted-dogs 10000,100000] [--filtered-observers K]
+                    usage: compare [--dogs N] [--commits M] [--lookups L] [--queries Q] [--rounds R] [--reopen-dogs N] [--history-commits H] [--only W1,W2,W3,W4,W5,W6,W7,W8,W9,W10]
+                                   [--observers 1,100,1000,10000] [--sorted-dogs 10000,100000] [--section-dogs 10000,100000,1000000]
+                                   [--filtered-observers K]
                                    [--notify-commits C] [--notify-budget S]
-                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|W3.pk-range|W6.reopen[-compacted|-history]|W4.latency|W5.sorted|W8.keypath-filter|...
+                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|W3.pk-range|W6.reopen[-compacted|-history]|W4.latency|W5.sorted|W7.sections|W8.keypath-filter|...
                                    [--engine Shoal|GRDB] [--seconds S] [--store PATH]
                              (one engine's workload in a loop, for perf record; W6 with --store reopens PATH,
                               populating it only if it does not exist; W4 with the largest --observers,
-                              W5 with the largest --sorted-dogs, 100 commits per iteration)
+                              W5 with the largest --sorted-dogs, W7 with the largest --section-dogs, 100 commits per iteration)
                     """)
                 exit(0)
             default: fatalError("unknown option \(flag)")
@@ -457,6 +461,7 @@ if options.runs("W6") || options.runs("W10") {
 
 if options.runs("W4") { try runW4(data) }
 if options.runs("W5") { try runW5(data) }
+if options.runs("W7") { try runW7() }
 if options.runs("W8") { try runW8(data) }
 
 // MARK: Table
@@ -468,9 +473,10 @@ print("""
 
 \(date), host \(hostname), \(cpus) CPUs; N = \(options.dogs) dogs, M = \(options.commits) commits, \
 \(options.lookups) lookups, \(options.queries) queries, \(options.rounds) rounds (medians); \
-reopen N = \(options.reopenDogs); notifications (W4/W5/W8): \(options.notifyCommits) commits per configuration \
+reopen N = \(options.reopenDogs); notifications (W4/W5/W7/W8): \(options.notifyCommits) commits per configuration \
 and engine, at most \(options.notifyBudget) s each, W4 K = \(options.observers.map(String.init).joined(separator: "/")), \
-W5 N = \(options.sortedDogs.map(String.init).joined(separator: "/")), W8 \(options.filteredObservers) observers. Total run \(fmt(seconds(Measure.now() - start))) s.
+W5 N = \(options.sortedDogs.map(String.init).joined(separator: "/")), \
+W7 N = \(options.sectionDogs.map(String.init).joined(separator: "/")), W8 \(options.filteredObservers) observers. Total run \(fmt(seconds(Measure.now() - start))) s.
 
 Ratio = Shoal ÷ GRDB of the metric; ✓ marks where Shoal is better.
 
@@ -488,6 +494,6 @@ if !sampleLines.isEmpty {
     for line in sampleLines { print("- " + line) }
 }
 if !targetLines.isEmpty {
-    print("\nShoal against issue #13's targets (same run):\n")
+    print("\nShoal against the notification issues' targets (#13, #14; same run):\n")
     for line in targetLines { print("- " + line) }
 }

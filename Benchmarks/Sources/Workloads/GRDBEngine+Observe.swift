@@ -80,6 +80,45 @@ final class GRDBObserved: ObservedStore {
         initial.wait("GRDB, sorted observer")
     }
 
+    func observeSections(recompute: Bool, onUpdate: @escaping @Sendable (Int) -> Void) throws {
+        let initial = InitialCallbacks(expecting: 1)
+        let seen = SeenSections()
+        let observation = ValueObservation.trackingConstantRegion { db in
+            try DogName.fetchAll(db.cachedStatement(sql: "SELECT id, name FROM dog ORDER BY name, id"))
+        }
+        cancellables.append(observation.start(
+            in: database, scheduling: .async(onQueue: queue),
+            onError: { error in fatalError("GRDB sections observer: \(error)") },
+            onChange: { dogs in
+                // GRDB hands over the whole value: group it into sections by
+                // first letter, and diff the old and new sections (W7 counts it).
+                var keys: [String] = []
+                var rows: [String: [Int]] = [:]
+                for dog in dogs {
+                    let key = dog.name.first.map(String.init) ?? ""
+                    if rows[key] == nil { keys.append(key) }
+                    rows[key, default: []].append(dog.id)
+                }
+                if let old = seen.replace(keys: keys, rows: rows) {
+                    var changed = keys.difference(from: old.keys).count
+                    for key in keys {
+                        let difference = rows[key, default: []].difference(from: old.rows[key, default: []])
+                        changed += difference.count
+                    }
+                    onUpdate(changed)
+                } else {
+                    initial.arrived()
+                }
+            }))
+        initial.wait("GRDB, sections observer")
+    }
+
+    func rename(_ id: Int, to name: String) throws {
+        try database.write { db in
+            try db.cachedStatement(sql: "UPDATE dog SET name = ? WHERE id = ?").execute(arguments: [name, id])
+        }
+    }
+
     func bumpAge(_ id: Int) throws {
         try database.write { db in
             let select = try db.cachedStatement(sql: "SELECT * FROM dog WHERE id = ?")
@@ -126,5 +165,17 @@ final class Seen: @unchecked Sendable {
         self.ids = ids
         defer { initial = false }
         return initial
+    }
+}
+
+/// W7: the sections last delivered, on the observers' queue.
+final class SeenSections: @unchecked Sendable {
+    // Safe because: only used on the observers' serial queue.
+    private var last: (keys: [String], rows: [String: [Int]])?
+
+    /// Keeps the new sections; returns the previous ones (`nil` the first time).
+    func replace(keys: [String], rows: [String: [Int]]) -> (keys: [String], rows: [String: [Int]])? {
+        defer { last = (keys, rows) }
+        return last
     }
 }

@@ -27,6 +27,21 @@ public protocol ObservedStore: AnyObject {
     ///   once the changeset is known.
     func observeSorted(onUpdate: @escaping @Sendable (_ changed: Int) -> Void) throws
 
+    /// W7: registers one observer on every dog sorted by name and grouped
+    /// into sections by the first letter of the name, and returns once it
+    /// has had its initial callback.
+    /// - Parameters:
+    ///   - recompute: Shoal only: observe the sorted dogs and compute the
+    ///     sections afresh from all of them at each update (Realm's way),
+    ///     instead of Shoal's incremental sections. GRDB always refetches
+    ///     and groups.
+    ///   - onUpdate: called on ``queue`` with the number of changed index
+    ///     paths and sections of each update, once they are known.
+    func observeSections(recompute: Bool, onUpdate: @escaping @Sendable (_ changed: Int) -> Void) throws
+
+    /// One write transaction renaming dog `id`.
+    func rename(_ id: Int, to name: String) throws
+
     /// One write transaction setting the age of dog `id` to `(age + 1) % 16`.
     func bumpAge(_ id: Int) throws
 

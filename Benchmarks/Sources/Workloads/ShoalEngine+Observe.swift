@@ -9,6 +9,11 @@ extension ShoalEngine {
     }
 }
 
+extension Dog {
+    /// W7's section key: the first letter of the name.
+    var firstLetter: String { name.first.map(String.init) ?? "" }
+}
+
 /// A store observed on `queue`, written through the live Realm of whichever
 /// thread calls (package-benchmark may run setup and the measured closure
 /// on different threads).
@@ -65,6 +70,51 @@ final class ShoalObserved: ObservedStore {
             }
         })
         initial.wait("Shoal, sorted observer")
+    }
+
+    func observeSections(recompute: Bool, onUpdate: @escaping @Sendable (Int) -> Void) throws {
+        let initial = InitialCallbacks(expecting: 1)
+        let confined = confined
+        let dogs = try store.realm.objects(Dog.self)
+        if recompute {
+            // Realm's way: after each change, the key of every dog, in order.
+            tokens.append(dogs.sorted(byKeyPath: "name").observe(on: queue) { change in
+                switch change {
+                case .initial(let results):
+                    confined.keep(results.realm)
+                    initial.arrived()
+                case .update(let results, _, _, _):
+                    var sections: [String: Int] = [:]
+                    var keys: [String] = []
+                    for dog in results {
+                        let key = dog.firstLetter
+                        if sections[key] == nil { keys.append(key) }
+                        sections[key, default: 0] += 1
+                    }
+                    onUpdate(keys.count)
+                case .error(let error):
+                    fatalError("Shoal recomputing sections observer: \(error)")
+                }
+            })
+        } else {
+            tokens.append(dogs.sectioned(by: \.firstLetter, ascending: true).observe(on: queue) { change in
+                switch change {
+                case .initial(let sections):
+                    confined.keep(sections.realm)
+                    initial.arrived()
+                case .update(_, let deletions, let insertions, let modifications, let sectionsToInsert, let sectionsToDelete):
+                    onUpdate(deletions.count + insertions.count + modifications.count + sectionsToInsert.count + sectionsToDelete.count)
+                case .error(let error):
+                    fatalError("Shoal sections observer: \(error)")
+                }
+            })
+        }
+        initial.wait("Shoal, sections observer")
+    }
+
+    func rename(_ id: Int, to name: String) throws {
+        let realm = try store.realm
+        try realm.write { realm.object(ofType: Dog.self, forPrimaryKey: id)!.name = name }
     }
 
     func bumpAge(_ id: Int) throws {

@@ -65,12 +65,7 @@ public struct RealmCollectionChanges<Collection: RealmCollection>: AsyncSequence
         var signals: AsyncStream<Void>.Iterator
 
         public mutating func next() async -> RealmCollectionChange<Collection>? {
-            while !Task.isCancelled {
-                if let change = registration.take() { return change }
-                guard await signals.next() != nil else { return nil }
-            }
-            registration.pulled.token.invalidate()
-            return nil
+            await registration.pulled.next(&signals, take: registration.take)
         }
     }
 
@@ -145,11 +140,12 @@ final class PulledObservation: @unchecked Sendable {
     let signals: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
 
-    init(instance: RealmInstance, filter: Result<ModificationFilter, ShoalError>,
+    init(instance: RealmInstance, filter: Result<ModificationFilter, ShoalError>, sectioning: ModificationFilter? = nil,
         make: @escaping (Snapshot, ModificationFilter) -> Notifier)
     {
         let (signals, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        (subscription, tracker, token) = instance.observePulled(filter: filter, make: make, signal: { continuation.yield() })
+        (subscription, tracker, token) = instance.observePulled(filter: filter, sectioning: sectioning, make: make,
+            signal: { continuation.yield() })
         self.instance = instance
         self.signals = signals
         self.continuation = continuation
@@ -160,6 +156,18 @@ final class PulledObservation: @unchecked Sendable {
         guard let (snapshot, delivery) = tracker.takeDelivery(subscription) else { return nil }
         let frozen = RealmInstance(configuration: instance.configuration, coordinator: instance.coordinator, snapshot: snapshot, frozen: true)
         return (frozen, delivery)
+    }
+
+    /// The next change `take` makes of what is pending, waiting for the
+    /// engine's signals; `nil` (and the observation ended) once the task is
+    /// cancelled or the signals end.
+    func next<T>(_ signals: inout AsyncStream<Void>.Iterator, take: () -> T?) async -> T? {
+        while !Task.isCancelled {
+            if let value = take() { return value }
+            guard await signals.next() != nil else { return nil }
+        }
+        token.invalidate()
+        return nil
     }
 
     /// Ends the observation and the signals.

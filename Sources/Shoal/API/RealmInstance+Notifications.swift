@@ -52,6 +52,7 @@ extension RealmInstance {
         }
         tracker.waitUntilProcessed(coordinator.latest.version)
         let (processed, deliveries) = tracker.takeDeliveries(mailbox)
+        runWillDeliverHooks(deliveries)
         let advanced = advance(to: processed)
         isDelivering = true
         defer { isDelivering = false }

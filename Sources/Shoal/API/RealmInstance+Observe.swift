@@ -29,25 +29,41 @@ extension RealmInstance {
     ///   - make: builds the notifier on the engine's worker.
     ///   - handler: runs on the target's thread or queue, the target
     ///     already at the delivered version.
+    ///   - sectioning: for sectioned results, the key's dependencies (see
+    ///     ``Subscription/sectioning``).
     func observe(delivering target: RealmInstance, filter: Result<ModificationFilter, ShoalError>,
+        sectioning keyFilter: ModificationFilter? = nil,
         make: @escaping (Snapshot, ModificationFilter) -> Notifier, handler: @escaping (Delivery) -> Void) -> NotificationToken
     {
         let mailbox = target.ensureMailbox()
         let tracker = coordinator.ensureTracker()
         let subscription = Subscription(id: tracker.makeID(), target: .mailbox(mailbox), handler: handler)
+        let filter = Self.sectioned(filter, keyFilter, subscription)
         register(subscription, tracker: tracker, filter: filter, make: make)
         return token(for: subscription, tracker: tracker)
     }
 
     /// Registers an observation that a consumer takes (streams, actors):
     /// `signal` is called when changes are waiting.
-    func observePulled(filter: Result<ModificationFilter, ShoalError>, make: @escaping (Snapshot, ModificationFilter) -> Notifier,
+    func observePulled(filter: Result<ModificationFilter, ShoalError>, sectioning keyFilter: ModificationFilter? = nil,
+        make: @escaping (Snapshot, ModificationFilter) -> Notifier,
         signal: @escaping @Sendable () -> Void) -> (Subscription, DependencyTracker, NotificationToken)
     {
         let tracker = coordinator.ensureTracker()
         let subscription = Subscription(id: tracker.makeID(), target: .pull(signal), handler: nil)
+        let filter = Self.sectioned(filter, keyFilter, subscription)
         register(subscription, tracker: tracker, filter: filter, make: make)
         return (subscription, tracker, token(for: subscription, tracker: tracker))
+    }
+
+    /// For a sectioned observation, marks the subscription and widens the
+    /// notifier's filter to what the section key reads as well.
+    private static func sectioned(_ filter: Result<ModificationFilter, ShoalError>, _ keyFilter: ModificationFilter?,
+        _ subscription: Subscription) -> Result<ModificationFilter, ShoalError>
+    {
+        guard let keyFilter, case .success(let observed) = filter else { return filter }
+        subscription.sectioning = (observed, keyFilter)
+        return .success(.union(observed, keyFilter))
     }
 
     private func register(_ subscription: Subscription, tracker: DependencyTracker, filter: Result<ModificationFilter, ShoalError>,

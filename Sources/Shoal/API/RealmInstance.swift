@@ -33,6 +33,9 @@ final class RealmInstance {
     var isDelivering = false
     /// Async writes waiting to begin and commit callbacks waiting to run (`writeAsync`).
     var asyncWrites = AsyncWriteQueue()
+    /// Blocks run before this instance advances to a version a subscription
+    /// is about to be told of, by subscription id (ShoalCombine's `objectWillChange`).
+    let willDeliverHooks = Locked<[Int: () -> Void]>([:])
     /// The version this Realm reads outside a write transaction.
     private(set) var snapshot: Snapshot
     private(set) var transaction: WriteTransaction?

@@ -12,6 +12,10 @@ public protocol ThreadConfined {
 extension Object: ThreadConfined {}
 extension Results: ThreadConfined {}
 extension List: ThreadConfined {}
+extension MutableSet: ThreadConfined {}
+extension LinkingObjects: ThreadConfined {}
+extension AnyRealmCollection: ThreadConfined {}
+extension Map: ThreadConfined {}
 
 /// Hands a live object or collection to another thread.
 ///

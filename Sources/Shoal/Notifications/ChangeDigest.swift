@@ -147,6 +147,7 @@ final class ChangeDigest {
         case .shallow: return modifiedProperties(link).map { !$0.isEmpty } ?? false
         case .deep(let depth): return deepModified(link, depth: depth)
         case .paths(let paths): return paths.contains { changed(link, along: $0[...]) }
+        case .union(let a, let b): return isModified(link, by: a) || isModified(link, by: b)
         }
     }
 
@@ -163,6 +164,8 @@ final class ChangeDigest {
                 out.append(root)
             }
             return out.sorted()
+        case .union(let a, let b):
+            return Set(changedRootProperties(link, by: a) + changedRootProperties(link, by: b)).sorted()
         }
     }
 

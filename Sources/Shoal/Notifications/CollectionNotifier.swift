@@ -22,6 +22,8 @@ final class CollectionNotifier: OrderNotifier {
 
     override var anchor: NotifierAnchor { .object(owner) }
 
+    override func element(at index: Int) -> Value { values[index] }
+
     override func dependencies(schema: Schema) -> Dependencies {
         .collection(owner, property: property, elements: elementTable, filter: filter, schema: schema)
     }
@@ -134,6 +136,8 @@ final class RecomputingNotifier: OrderNotifier {
     }
 
     override var anchor: NotifierAnchor { root }
+
+    override func element(at index: Int) -> Value { values[index] }
 
     override func dependencies(schema: Schema) -> Dependencies {
         var d = Dependencies()

@@ -37,11 +37,17 @@ enum ModificationFilter: Hashable, Sendable {
     case deep(Int)
     /// Exactly these key paths (Realm's key-path filters).
     case paths([[PathComponent]])
+    /// What either filter observes: a sectioned observation's own filter
+    /// and its section key's dependencies, which one notifier serves.
+    indirect case union(ModificationFilter, ModificationFilter)
 
     /// The key paths this filter follows, for routing.
     var paths: [[PathComponent]] {
-        if case .paths(let paths) = self { return paths }
-        return []
+        switch self {
+        case .paths(let paths): paths
+        case .union(let a, let b): a.paths + b.paths
+        case .shallow, .deep: []
+        }
     }
 }
 
@@ -129,6 +135,9 @@ struct Dependencies: Sendable {
         case .shallow: anyColumn = true
         case .deep(let depth): addDeep(from: root, depth: depth, schema: schema)
         case .paths(let paths): for path in paths { add(path) }
+        case .union(let a, let b):
+            add(a, root: root, schema: schema)
+            add(b, root: root, schema: schema)
         }
     }
 }

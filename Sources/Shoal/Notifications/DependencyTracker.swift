@@ -220,7 +220,8 @@ final class DependencyTracker: @unchecked Sendable {
                 // (Feeding and registering under the coordinator's lock leaves no gap.)
                 guard notifier.version < entry.version else { continue }
                 guard let output = notifier.process(digest, candidates: candidates),
-                    !(entry.skipping.contains(id) && isNone(sub.pending)),
+                    // Sectioned observations keep sections from every change: never skipped.
+                    !(entry.skipping.contains(id) && isNone(sub.pending) && sub.sectioning == nil),
                     sub.merge(output, digest: digest, filter: notifier.filter)
                 else { continue }
                 woken[id] = sub
@@ -307,6 +308,16 @@ final class DependencyTracker: @unchecked Sendable {
     /// The processed snapshot and what one pulled subscription has pending.
     func takeDelivery(_ subscription: Subscription) -> (snapshot: Snapshot, delivery: Delivery)? {
         state.withLock { s in take(subscription, at: s.snapshot).map { (s.snapshot, $0) } }
+    }
+
+    /// What one pulled subscription has pending, only if the engine stands
+    /// exactly at `version` and the subscription's state is not newer:
+    /// `nil` otherwise (the caller recomputes instead).
+    func takeDelivery(_ subscription: Subscription, at version: UInt64) -> Delivery?? {
+        state.withLock { s in
+            guard s.snapshot.version == version, subscription.readyVersion <= version else { return nil }
+            return .some(take(subscription, at: s.snapshot))
+        }
     }
 
     private func take(_ sub: Subscription, at snapshot: Snapshot) -> Delivery? {

@@ -51,6 +51,9 @@ class OrderNotifier: Notifier {
     /// The notifier's root table, for filters (nil for values).
     var elementTable: TableKey?
 
+    /// The element at a position of the kept order, in stored form.
+    func element(at index: Int) -> Value { fatalError("abstract") }
+
     /// A change between two whole orders, given as arrays of values, with
     /// new identities for new elements: the fallback diff.
     static func difference(from old: [Value], to new: [Value], ids: inout ContiguousArray<ElementID>,

@@ -17,8 +17,14 @@ struct IndexChanges: Sendable, Equatable {
     var modifications: [Int] = []
     var modificationsNew: [Int] = []
     var moves: [Move] = []
+    /// For sectioned observations: the elements at `insertions`, in order,
+    /// so that sections are kept without reading the collection again.
+    var insertedValues: [Value] = []
+    /// For sectioned observations: elements that stayed in place (old and
+    /// new index) but changed in what their section key reads.
+    var rekeyed: [Move] = []
 
-    var isEmpty: Bool { deletions.isEmpty && insertions.isEmpty && modifications.isEmpty }
+    var isEmpty: Bool { deletions.isEmpty && insertions.isEmpty && modifications.isEmpty && rekeyed.isEmpty }
 }
 
 /// What one commit did to a notifier's kept order, by element identity.

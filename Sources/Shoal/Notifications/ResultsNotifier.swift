@@ -27,6 +27,15 @@ final class ResultsNotifier: OrderNotifier {
     /// The sort keys, primary first.
     private let sortKeys: [SortKey]
     private let equality: (path: [BoundProperty], values: Set<Value>)?
+    /// The kept order, in chunks: placing or removing an element moves one
+    /// chunk, not the whole order.
+    private var ids = ChunkedArray<ElementID>()
+
+    /// The kept order as one array (O(n): for coalescing subscriptions only).
+    override var order: ContiguousArray<ElementID> {
+        get { ContiguousArray(ids) }
+        set { ids = ChunkedArray(newValue) }
+    }
 
     /// Whether a source can be kept incrementally by this notifier.
     static func supports(_ source: ResultsSource) -> Bool {
@@ -62,6 +71,8 @@ final class ResultsNotifier: OrderNotifier {
     }
 
     override var anchor: NotifierAnchor { .table(table, equality: equality) }
+
+    override func element(at index: Int) -> Value { .link(Link(table: table, key: ObjectKey(ids[index]))) }
 
     override func dependencies(schema: Schema) -> Dependencies {
         var d = Dependencies()
@@ -120,19 +131,28 @@ final class ResultsNotifier: OrderNotifier {
         return aKey < b ? .orderedAscending : (aKey == b ? .orderedSame : .orderedDescending)
     }
 
-    /// The first position whose element does not sort before (`values`, `id`).
+    /// The first position whose element does not sort before (`values`, `id`):
+    /// a binary search over the chunks' last elements, then inside one chunk.
     private func position(of values: [Value?], _ id: ElementID, in snapshot: Snapshot) -> Int {
-        var low = 0, high = order.count
+        let chunks = ids.chunks
+        var low = 0, high = chunks.count
         while low < high {
             let mid = (low + high) / 2
-            if compare(values, id, order[mid], in: snapshot) == .orderedDescending { low = mid + 1 } else { high = mid }
+            if compare(values, id, chunks[mid][chunks[mid].count - 1], in: snapshot) == .orderedDescending { low = mid + 1 } else { high = mid }
         }
-        return low
+        guard low < chunks.count else { return ids.count }
+        let chunk = chunks[low]
+        var (l, h) = (0, chunk.count)
+        while l < h {
+            let mid = (l + h) / 2
+            if compare(values, id, chunk[mid], in: snapshot) == .orderedDescending { l = mid + 1 } else { h = mid }
+        }
+        return ids.start(ofChunk: low) + l
     }
 
     override func process(_ digest: ChangeDigest, candidates: Set<ObjectKey>) -> NotifierOutput? {
         version = digest.version
-        if candidates.count > max(64, order.count / 8) { return recompute(digest.after, touched: candidates) }
+        if candidates.count > max(64, ids.count / 8) { return recompute(digest.after, touched: candidates) }
         let (before, after) = (digest.before, digest.after)
         var removed: [(id: ElementID, index: Int)] = []
         var entering: [(id: ElementID, values: [Value?])] = []
@@ -152,13 +172,13 @@ final class ResultsNotifier: OrderNotifier {
         }
         guard !removed.isEmpty || !entering.isEmpty || !same.isEmpty else { return nil }
         removed.sort { $0.index < $1.index }
-        for r in removed.reversed() { order.remove(at: r.index) }
+        for r in removed.reversed() { ids.remove(at: r.index) }
         entering.sort { compare($0.values, $0.id, $1.id, in: after) == .orderedAscending }
         var change = OrderChange()
         change.removed = removed
         for e in entering {
             let at = position(of: e.values, e.id, in: after)
-            order.insert(e.id, at: at)
+            ids.insert(e.id, at: at)
             change.inserted.append((e.id, at))
         }
         for s in same {
@@ -174,9 +194,9 @@ final class ResultsNotifier: OrderNotifier {
         let new = ContiguousArray(source.evaluate(table: table, snapshot: snapshot).compactMap { $0.linkValue?.key.rawValue })
         let moving = Set(touched.map(\.rawValue))
         var change = OrderChange()
-        for (index, id) in order.enumerated() where moving.contains(id) { change.removed.append((id, index)) }
+        for (index, id) in ids.enumerated() where moving.contains(id) { change.removed.append((id, index)) }
         for (index, id) in new.enumerated() where moving.contains(id) { change.inserted.append((id, index)) }
-        order = new
+        ids = ChunkedArray(new)
         guard !change.isEmpty else { return nil }
         return .order(change, objects: touchedObjects(change), rootDeleted: false)
     }

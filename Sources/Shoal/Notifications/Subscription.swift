@@ -37,7 +37,12 @@ final class Subscription: @unchecked Sendable {
     var initialDelivered = false
     /// The version the initial state was computed at.
     var readyVersion: UInt64 = .max
-    /// The notifier's version when the pending changes were last merged.
+    /// For a sectioned observation: the observer's own filter, and what the
+    /// section key reads (elements changed there are re-keyed). The notifier
+    /// serves the union of both.
+    var sectioning: (observed: ModificationFilter, key: ModificationFilter)?
+    /// Elements changed in what the section key reads, since the last delivery.
+    private var rekeyed: Set<ElementID> = []
     private let callLock = NSRecursiveLock()
     private var invalidated = false
 
@@ -90,15 +95,20 @@ final class Subscription: @unchecked Sendable {
     func merge(_ output: NotifierOutput, digest: ChangeDigest, filter: ModificationFilter) -> Bool {
         switch output {
         case .order(let change, let objects, let rootDeleted):
-            let modified = Set(objects.filter { digest.isModified($0.value, by: filter) }.keys)
+            let modified = Set(objects.filter { digest.isModified($0.value, by: sectioning?.observed ?? filter) }.keys)
+            var rekey = Set<ElementID>()
+            if let sectioning { rekey = Set(objects.filter { digest.isModified($0.value, by: sectioning.key) }.keys) }
             var change = change
-            change.kept = change.kept.filter { modified.contains($0.key) || change.replaced.contains($0.key) }
+            change.kept = change.kept.filter { modified.contains($0.key) || rekey.contains($0.key) || change.replaced.contains($0.key) }
             guard !change.isEmpty || rootDeleted else { return false }
-            guard let order = (notifier as? OrderNotifier)?.order else { return false }
+            guard let notifier = notifier as? OrderNotifier else { return false }
+            rekeyed.formUnion(rekey)
             switch pending {
             case .none:
                 pending = .order(change, modified: modified, rootDeleted: rootDeleted)
             case .order(let first, let firstModified, let firstRoot):
+                // Coalescing: only now is the whole order read (O(n)).
+                let order = notifier.order
                 let afterFirst = OrderDiff.baseline(before: change, from: order)
                 let baseline = OrderDiff.baseline(before: first, from: afterFirst)
                 pending = .coalesced(baseline: baseline, touched: first.touchedIDs.union(change.touchedIDs),
@@ -144,15 +154,22 @@ final class Subscription: @unchecked Sendable {
     /// Takes the pending changes as a delivery, or `nil` when they net out
     /// to nothing (insert-then-delete, a list emptied while already empty).
     func takePending(at snapshot: Snapshot) -> Delivery? {
-        defer { pending = .none }
+        defer {
+            pending = .none
+            rekeyed = []
+        }
         switch pending {
         case .none: return nil
         case .order(let change, let modified, _):
-            let changes = OrderDiff.changes(change, modified: modified)
+            var changes = OrderDiff.changes(change, modified: modified)
+            if sectioning != nil { addSectioning(to: &changes, rekeyed: OrderDiff.changes(change, modified: rekeyed)) }
             return changes.isEmpty ? nil : .collection(changes)
         case .coalesced(let baseline, let touched, let modified, let replaced, _):
             guard let order = (notifier as? OrderNotifier)?.order else { return nil }
-            let changes = OrderDiff.changes(from: baseline, to: order, touched: touched, modified: modified, replaced: replaced)
+            var changes = OrderDiff.changes(from: baseline, to: order, touched: touched, modified: modified, replaced: replaced)
+            if sectioning != nil {
+                addSectioning(to: &changes, rekeyed: OrderDiff.changes(from: baseline, to: order, touched: touched, modified: rekeyed, replaced: []))
+            }
             return changes.isEmpty ? nil : .collection(changes)
         case .object(let deleted, let properties, let old):
             if deleted { return .object(deleted: true, properties: []) }
@@ -173,6 +190,18 @@ final class Subscription: @unchecked Sendable {
             if deletions.isEmpty && insertions.isEmpty && modifications.isEmpty { return nil }
             return .map(deletions: deletions, insertions: insertions, modifications: modifications)
         }
+    }
+}
+
+extension Subscription {
+    /// Adds what a sectioned observation needs to keep its sections: the
+    /// inserted elements, and the elements to re-key that stayed in place
+    /// (the unmoved elements keep their relative order, so the sorted old
+    /// and new indices pair up).
+    fileprivate func addSectioning(to changes: inout IndexChanges, rekeyed: IndexChanges) {
+        guard let notifier = notifier as? OrderNotifier else { return }
+        changes.insertedValues = changes.insertions.map { notifier.element(at: $0) }
+        changes.rekeyed = zip(rekeyed.modifications, rekeyed.modificationsNew).map { IndexChanges.Move(from: $0, to: $1) }
     }
 }
 

@@ -81,9 +81,4 @@ import Testing
         #expect(await collector.seen == ["initial 0", "update 1 [0]"])
         token.invalidate()
     }
-
-    func waitFor(_ condition: () async -> Bool) async throws {
-        for _ in 0..<500 where !(await condition()) { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(await condition())
-    }
 }

@@ -190,3 +190,9 @@ enum Fixture {
         return person
     }
 }
+
+/// Waits up to five seconds for `condition`, then expects it.
+func waitFor(_ condition: () async -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    for _ in 0..<500 where !(await condition()) { try await Task.sleep(for: .milliseconds(10)) }
+    #expect(await condition(), sourceLocation: sourceLocation)
+}
