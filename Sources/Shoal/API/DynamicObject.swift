@@ -64,20 +64,7 @@ public final class DynamicObject: Object {
 
     /// A stored value as the Swift value a dynamic read gives.
     static func swiftValue(_ value: Value, _ realm: RealmInstance) -> Any? {
-        switch value {
-        case .null: nil
-        case .bool(let v): v
-        case .int(let v): Int(v)
-        case .float(let v): v
-        case .double(let v): v
-        case .decimal(let v): v
-        case .string(let v): v
-        case .data(let v): v
-        case .date(let v): v
-        case .objectId(let v): v
-        case .uuid(let v): v
-        case .link(let link): realm.current.isAlive(link.table, link.key) ? realm.dynamicAccessor(link) : nil
-        }
+        value.boxed { realm.current.isAlive($0.table, $0.key) ? realm.dynamicAccessor($0) : nil }
     }
 }
 
