@@ -37,3 +37,21 @@ import Testing
         #expect(list.index(matching: "name == 'Rex'") == 0)
     }
 }
+
+/// `index(matching:)` on an unmanaged `List` of values.
+@Suite struct UnmanagedValueIndexMatchingTests {
+    // Follows Realm's ListTests testPrimitive (an unmanaged object's list of Int).
+    @Test("a list of values answers self predicates and typed queries in memory")
+    func values() {
+        let ints = List<Int>()
+        ints.append(objectsIn: [5, 6, 7, 8])
+        #expect(ints.index(matching: "self == 7") == 2)
+        #expect(ints.index(matching: "self == 9") == nil)
+        #expect(ints.index(matching: { $0 == 7 && $0 < 456 }) == 2)
+        #expect(ints.index(matching: { $0 == 9 }) == nil)
+        let names = List<String>()
+        names.append(objectsIn: ["Rex", "fido"])
+        #expect(names.index(matching: "self BEGINSWITH[c] 'F'") == 1)
+        #expect(List<Int>().index(matching: "self == 1") == nil)
+    }
+}
