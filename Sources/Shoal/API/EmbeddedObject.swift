@@ -44,7 +44,7 @@
 ///
 /// Schema rules, with realm-core's messages: no primary key; no
 /// `MutableSet` of embedded objects; no cycle of links through embedded
-/// classes only.
+/// classes only. An ``AnyRealmValue`` cannot hold an embedded object.
 ///
 /// - Note: Differs from Realm: `EmbeddedObject` is a subclass of ``Object``
 ///   (in Realm both derive from a private base class), so generic code over

@@ -39,6 +39,18 @@ extension WriteTransaction {
         throw ShoalError(.invalidValue, site.message, context: ["class": className, "key": "\(link.key.rawValue)"])
     }
 
+    /// Throws when `value`, for property `p` of table `t`, puts an embedded
+    /// object into an `AnyRealmValue` (mixed) property or collection, which
+    /// Realm does not allow: an embedded object's owner is a link, a `List`
+    /// or a `Map` of its class.
+    func checkNotMixed(_ t: TableKey, _ p: Int, _ value: Value) throws(ShoalError) {
+        guard let link = embeddedLink(value), working.schema[t].properties[p].type == .any else { return }
+        let schema = working.schema[t]
+        throw ShoalError(.invalidValue,
+            "An AnyRealmValue cannot hold an embedded object ('\(working.schema[link.table].className)' in '\(schema.className).\(schema.properties[p].name)').",
+            context: ["class": schema.className, "property": schema.properties[p].name])
+    }
+
     /// Deletes the embedded object `value` links to, if any and still alive:
     /// its owner no longer points at it.
     func deleteOrphan(_ value: Value) throws(ShoalError) {

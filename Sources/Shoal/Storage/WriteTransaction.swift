@@ -48,7 +48,10 @@ final class WriteTransaction {
                     context: ["class": schema.className, "property": schema.properties[pk].name, "value": value.displayString])
             }
         }
-        for value in values where value.linkValue != nil { try checkUnowned(value, at: .link) }
+        for (p, value) in values.enumerated() where value.linkValue != nil {
+            try checkNotMixed(t, p, value)
+            try checkUnowned(value, at: .link)
+        }
         let key = working.withTable(t) { $0.pointee.nextKey }
         emit(.insert(t, key, values))
         return key
@@ -67,6 +70,7 @@ final class WriteTransaction {
                 "Primary key can't be changed after an object is inserted: '\(objectSchema(t).className).\(p.name)' from '\(old.displayString)' to '\(value.displayString)'.",
                 context: ["class": objectSchema(t).className, "property": p.name])
         }
+        try checkNotMixed(t, property, value)
         if p.type == .object { try checkUnowned(value, at: .link) }
         emit(.set(t, k, property: property, value))
         // An embedded object its owner stops pointing at goes with it.
@@ -110,6 +114,7 @@ final class WriteTransaction {
         try checkAlive(t, k)
         let count = working.list(t, k, p).count
         try checkIndex(index, count + 1, t, p)
+        try checkNotMixed(t, p, value)
         try checkUnowned(value, at: .list)
         emit(.listInsert(t, k, property: p, index: index, value))
     }
@@ -119,6 +124,7 @@ final class WriteTransaction {
         let list = working.list(t, k, p)
         try checkIndex(index, list.count, t, p)
         if list[index].isIdentical(to: value) { return }
+        try checkNotMixed(t, p, value)
         try checkUnowned(value, at: .list)
         emit(.listSet(t, k, property: p, index: index, value))
         try deleteOrphan(list[index])
@@ -142,6 +148,7 @@ final class WriteTransaction {
 
     func setInsert(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ value: Value) throws(ShoalError) {
         try checkAlive(t, k)
+        try checkNotMixed(t, p, value)
         if !working.set(t, k, p).contains(value) { emit(.setInsert(t, k, property: p, value)) }
     }
 
@@ -154,6 +161,7 @@ final class WriteTransaction {
         try checkAlive(t, k)
         let old = working.map(t, k, p)[key]
         if let old, old.isIdentical(to: value) { return }
+        try checkNotMixed(t, p, value)
         try checkUnowned(value, at: .map)
         emit(.mapSet(t, k, property: p, key: key, value))
         if let old { try deleteOrphan(old) }

@@ -49,4 +49,25 @@ import Testing
         #expect(throws: ShoalError.self) { _ = try tx.insert(Self.owner, values: [link, .null]) }
         #expect(tx.working.invariantViolation() == nil)
     }
+
+    @Test("an embedded object is refused in a mixed property and in a list of mixed values")
+    func notInMixed() throws {
+        let schema = Schema([
+            ObjectSchema(className: "Holder", properties: [
+                Property(name: "any", type: .any),
+                Property(name: "anys", type: .any, collection: .list),
+                Property(name: "one", type: .object, isOptional: true, objectClassName: "Part"),
+            ]),
+            ObjectSchema(className: "Part", properties: [Property(name: "v", type: .int)], isEmbedded: true),
+        ])
+        let tx = WriteTransaction(base: Snapshot(schema: schema))
+        let holder = try tx.insert(TableKey(0), values: [.null, .null, .null])
+        let part = Value.link(Link(table: TableKey(1), key: try tx.insert(TableKey(1), values: [.int(1)])))
+        let error = #expect(throws: ShoalError.self) { try tx.set(TableKey(0), holder, 0, part) }
+        #expect(error?.message == "An AnyRealmValue cannot hold an embedded object ('Part' in 'Holder.any').")
+        #expect(throws: ShoalError.self) { try tx.listInsert(TableKey(0), holder, 1, part, at: 0) }
+        #expect(throws: ShoalError.self) { _ = try tx.insert(TableKey(0), values: [part, .null, .null]) }
+        try tx.set(TableKey(0), holder, 2, part)
+        #expect(tx.working.invariantViolation() == nil)
+    }
 }
