@@ -109,6 +109,16 @@ final class EmbNoted: Object {
         #expect(contact.home!.isSameObject(as: home) && contact.others[0].isSameObject(as: other))
     }
 
+    @Test("an unmanaged owner made from nested dictionaries holds unmanaged embedded objects, added with it")
+    func initFromDictionaries() throws {
+        let contact = EmbContact(value: ["id": 3, "home": ["city": "Oslo"], "others": [["city": "Lima"]], "byLabel": ["w": ["city": "Rome"]]] as [String: Any])
+        #expect(contact.home?.city == "Oslo" && contact.home?.realm == nil && contact.others.first?.city == "Lima")
+        let realm = try Self.open()
+        try realm.write { realm.add(contact) }
+        #expect(contact.home?.realm != nil && contact.others.first?.realm != nil && contact.byLabel["w"]??.city == "Rome")
+        #expect(realm.objects(EmbContact.self).filter("home.city == 'Oslo'").count == 1)
+    }
+
     // Follows Realm's ObjectAccessorTests.testSetEmbeddedLink.
     @Test("reassigning a link deletes the embedded object it pointed at; setting the same one again does nothing")
     func reassignDeletesOld() throws {
