@@ -6,7 +6,7 @@
 //   property  := name:string type:u8 collection:u8 flags:u8 target:string origin:string
 //   flags     := bit0 optional | bit1 primary key | bit2 indexed
 //   classFlags := "":string 0xFF:u8 flags:u8        (version 3)
-//   class flags := bit0 embedded
+//   class flags := 0x01 embedded (the only value written)
 //
 // `target` and `origin` are empty when absent. A class-flags entry (empty
 // name, type 0xFF) is written first, and only for an embedded class: so every
@@ -71,10 +71,11 @@ enum SchemaCodec {
                 if pname.isEmpty, entry == 0, r.remaining > 0, r.bytes[r.offset] == classFlagsTag {
                     _ = try r.byte()
                     let flags = try r.byte()
-                    guard flags & ~embeddedFlag == 0 else {
+                    // Written only for an embedded class: any other flags are damage.
+                    guard flags == embeddedFlag else {
                         throw DecodingFailure(offset: start, reason: "unknown class flags \(flags) for '\(name)'")
                     }
-                    isEmbedded = flags & embeddedFlag != 0
+                    isEmbedded = true
                     continue
                 }
                 guard let type = PropertyType(rawValue: Int(try r.byte())),

@@ -156,6 +156,8 @@ import Testing
         #expect(Array(bytes[0...6]) == [1, 1, UInt8(ascii: "E"), 2, 0, 0xFF, 1])
         bytes[6] = 3  // an unknown class flag
         #expect(throws: DecodingFailure.self) { try SchemaCodec.decode(bytes) }
+        bytes[6] = 0  // an entry that marks nothing is never written
+        #expect(throws: DecodingFailure.self) { try SchemaCodec.decode(bytes) }
         #expect(Schema([embedded]).differences(to: topLevel) == ["Class 'E' changed from embedded to top-level."])
     }
 }
