@@ -80,4 +80,17 @@ final class CopyLinkToPrimaryString: Object {
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(stderr.contains("'Kennel' does not have a primary key and can not be updated"))
     }
+
+    @Test("add of an object another Realm manages stops with Realm's message (create copies it instead)")
+    func addFromAnotherRealmStops() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let other = try makeRealm()
+            let rex = try other.write { other.create(Dog.self, value: ["id": 1]) }
+            let realm = try makeRealm()
+            realm.beginWrite()
+            realm.add(rex)
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("Object is already managed by another Realm. Use create instead to copy it into this Realm."))
+    }
 }

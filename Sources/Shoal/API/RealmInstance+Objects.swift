@@ -53,8 +53,9 @@ extension RealmInstance {
     /// class without a primary key (objects it links to are added whatever
     /// their class: a linked object without a primary key is inserted).
     func addTopLevel(_ object: Object, update: Realm.UpdatePolicy) {
-        if let ref = object.ref, ref.realm.coordinator === coordinator, !ref.realm.schema[ref.table].isEmbedded {
-            ref.checkValid()
+        if let ref = object.ref, !ref.realm.schema[ref.table].isEmbedded {
+            // Managed here: nothing to add; managed elsewhere: Realm's refusal.
+            _ = linkAdding(object, update: update)
             return
         }
         let table = tableKey(for: Swift.type(of: object))
