@@ -336,4 +336,33 @@ final class EmbNoted: Object {
         try realm.write { realm.add(replacement, update: .all) }
         #expect(oldHome.isInvalidated && contact.home?.city == "Lima")
     }
+
+    // Follows Realm's ObjectCreationTests.testAddAndUpdateChangedEmbedded.
+    @Test("add with .modified updates the owner's embedded objects in place: old accessors stay valid and the given objects become them")
+    func modifiedUpdatesInPlace() throws {
+        let realm = try Self.open()
+        let first = EmbContact(value: ["id": 1, "home": ["city": "Oslo", "geo": [1.0]], "others": [["city": "A"], ["city": "B"]]] as [String: Any])
+        try realm.write { realm.add(first) }
+        let (oldHome, oldGeo, oldA, oldB) = (first.home!, first.home!.geo!, first.others[0], first.others[1])
+        let second = EmbContact(value: ["id": 1, "home": ["city": "Lima", "geo": [2.0]], "others": [["city": "C"]]] as [String: Any])
+        let (newHome, newOther) = (second.home!, second.others[0])
+        try realm.write { realm.add(second, update: .modified) }
+        #expect(!oldHome.isInvalidated && oldHome.city == "Lima" && oldGeo.lat == 2.0)
+        #expect(newHome.realm != nil && newHome.isSameObject(as: oldHome) && newOther.isSameObject(as: oldA))
+        #expect(oldA.city == "C" && oldB.isInvalidated && first.others.map(\.city) == ["C"])
+        #expect(Self.count(realm, "EmbAddress") == 2)
+    }
+
+    // Follows Realm's ObjectCreationTests.testAddAndUpdateEmbedded.
+    @Test("add with .all replaces the owner's embedded objects: the old ones are deleted")
+    func allReplaces() throws {
+        let realm = try Self.open()
+        let first = EmbContact(value: ["id": 1, "home": ["city": "Oslo"], "others": [["city": "A"]]] as [String: Any])
+        try realm.write { realm.add(first) }
+        let (oldHome, oldA) = (first.home!, first.others[0])
+        let second = EmbContact(value: ["id": 1, "home": ["city": "Lima"], "others": [["city": "C"]]] as [String: Any])
+        try realm.write { realm.add(second, update: .all) }
+        #expect(oldHome.isInvalidated && oldA.isInvalidated)
+        #expect(second.home?.city == "Lima" && first.home?.city == "Lima" && first.others.map(\.city) == ["C"])
+    }
 }

@@ -41,6 +41,9 @@
 ///   notifications see it like any other.
 /// - `realm.delete(_:)` of an embedded object deletes it and clears its
 ///   parent's link to it.
+/// - `add(_:update:)` of an owner over an existing one updates its embedded
+///   objects in place with `.modified` (the objects given become the
+///   existing ones) and replaces them with `.all`.
 ///
 /// Schema rules, with realm-core's messages: no primary key; no
 /// `MutableSet` of embedded objects; no cycle of links through embedded

@@ -73,9 +73,11 @@ extension RealmInstance {
     }
 
     /// Adds an unmanaged object (and, recursively, the unmanaged objects it
-    /// links to), turning it into a managed one.
+    /// links to), turning it into a managed one. With `existing`, the object
+    /// becomes that (embedded) object, updated in place (see
+    /// ``updateEmbeddedInPlace(_:table:key:property:update:)``).
     @discardableResult
-    func add(_ object: Object, update: Realm.UpdatePolicy) -> Link {
+    func add(_ object: Object, update: Realm.UpdatePolicy, into existing: ObjectKey? = nil) -> Link {
         if let ref = object.ref, ref.realm.coordinator === coordinator {
             ref.checkValid()
             return ref.link
@@ -105,18 +107,25 @@ extension RealmInstance {
             values[i] = value
             ready += 1
         }
-        let (key, isNew) = upsert(tx, table, values: values, given: Set(stored.filter { !isDeferred($0) }), update: update)
+        let (key, isNew): (ObjectKey, Bool)
+        if let existing {
+            (key, isNew) = (existing, false)
+            do { for i in stored where !isDeferred(i) { try tx.set(table, key, i, values[i]) } } catch { shoalPrecondition(error) }
+        } else {
+            (key, isNew) = upsert(tx, table, values: values, given: Set(stored.filter { !isDeferred($0) }), update: update)
+        }
         object.ref = ObjectRef(realm: self, table: table, key: key, generation: generation)
         do {
             for (n, i) in links.enumerated() {
                 if n < ready {
                     // An upsert that found an object sets it like any other.
                     if !isNew { try tx.set(table, key, i, values[i]) }
-                } else {
+                } else if isNew || update != .modified || !updateEmbeddedInPlace(boxes[i], table: table, key: key, property: i) {
                     try tx.set(table, key, i, storedValue(i))
                 }
             }
             for i in stored where schema.properties[i].collection != .none {
+                if !isNew, update == .modified, try updateEmbeddedListInPlace(boxes[i], table: table, key: key, property: i) { continue }
                 boxes[i]?.copyCollection(to: ManagedSlot(ref: object.ref!, property: i))
             }
         } catch { shoalPrecondition(error) }
