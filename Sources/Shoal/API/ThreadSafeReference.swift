@@ -71,8 +71,9 @@ extension Realm {
 struct ThreadSafeHandle: Sendable {
     enum Target: Sendable {
         case object(Link)
-        case results(TableKey, resultsType: any ResultsFactory.Type)
-        case list(Link, property: Int, listType: any ListFactory.Type)
+        /// A collection, read again through the resolving instance (its
+        /// query, sort and owner kept): `nil` once its owner is gone.
+        case collection(Rebinder)
     }
     let coordinator: RealmCoordinator
     let version: UInt64
@@ -82,26 +83,21 @@ struct ThreadSafeHandle: Sendable {
         switch target {
         case .object(let link):
             return instance.current.isAlive(link.table, link.key) ? instance.accessor(link) : nil
-        case .results(let table, let type):
-            return type.make(instance: instance, table: table)
-        case .list(let link, let property, let type):
-            guard instance.current.isAlive(link.table, link.key) else { return nil }
-            let ref = ObjectRef(realm: instance, table: link.table, key: link.key, generation: instance.generation)
-            return type.make(slot: ManagedSlot(ref: ref, property: property))
+        case .collection(let rebinder):
+            return rebinder.rebind(instance)
         }
     }
 }
 
+/// Reads a managed collection through another instance of its store.
+struct Rebinder: @unchecked Sendable {
+    // Safe because: `rebind` only reads the collection's immutable
+    // description (store, table, source, owner key and property).
+    let rebind: (RealmInstance) -> Any?
+}
+
 protocol ThreadSafeResolvable {
     func threadSafeHandle() -> ThreadSafeHandle?
-}
-
-protocol ResultsFactory: Sendable {
-    static func make(instance: RealmInstance, table: TableKey) -> Any
-}
-
-protocol ListFactory: Sendable {
-    static func make(slot: ManagedSlot) -> Any
 }
 
 extension Object: ThreadSafeResolvable {
@@ -112,23 +108,34 @@ extension Object: ThreadSafeResolvable {
     }
 }
 
-extension Results: ThreadSafeResolvable, ResultsFactory {
-    func threadSafeHandle() -> ThreadSafeHandle? {
-        ThreadSafeHandle(coordinator: instance.coordinator, version: instance.current.version,
-            target: .results(table, resultsType: Results.self))
-    }
-    static func make(instance: RealmInstance, table: TableKey) -> Any {
-        Results(instance: instance, table: table, source: .table)
+extension RealmCollection {
+    /// A handle that reads this managed collection again in the resolving
+    /// Realm; `nil` when unmanaged.
+    func collectionHandle() -> ThreadSafeHandle? {
+        guard let base = resultsBase else { return nil }
+        if isInvalidated { shoalPrecondition(ShoalError(.objectInvalidated, "Object has been deleted or invalidated.")) }
+        return ThreadSafeHandle(coordinator: base.instance.coordinator, version: base.instance.current.version,
+            target: .collection(Rebinder { instance in
+                let collection = self.rebound(to: instance)
+                return collection.isInvalidated ? nil : collection
+            }))
     }
 }
 
-extension List: ThreadSafeResolvable, ListFactory {
+extension Results: ThreadSafeResolvable { func threadSafeHandle() -> ThreadSafeHandle? { collectionHandle() } }
+extension List: ThreadSafeResolvable { func threadSafeHandle() -> ThreadSafeHandle? { collectionHandle() } }
+extension MutableSet: ThreadSafeResolvable { func threadSafeHandle() -> ThreadSafeHandle? { collectionHandle() } }
+extension LinkingObjects: ThreadSafeResolvable { func threadSafeHandle() -> ThreadSafeHandle? { collectionHandle() } }
+extension AnyRealmCollection: ThreadSafeResolvable { func threadSafeHandle() -> ThreadSafeHandle? { collectionHandle() } }
+
+extension Map: ThreadSafeResolvable {
     func threadSafeHandle() -> ThreadSafeHandle? {
         guard let slot else { return nil }
         slot.ref.checkValid()
         return ThreadSafeHandle(coordinator: slot.ref.realm.coordinator, version: slot.ref.realm.current.version,
-            target: .list(slot.ref.link, property: slot.property, listType: List.self))
+            target: .collection(Rebinder { instance in
+                guard instance.current.isAlive(slot.ref.table, slot.ref.key) else { return nil }
+                return Map(slot: slot.rebound(to: instance))
+            }))
     }
-    static func make(slot: ManagedSlot) -> Any { List(slot: slot) }
 }
-

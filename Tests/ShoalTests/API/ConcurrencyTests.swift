@@ -91,6 +91,40 @@ import Testing
         #expect(outcome.withLock { $0 } == ["Ann", "1", "Rex", "once"])
     }
 
+    @Test("a ThreadSafeReference keeps a query's filter and sort, and hands over sets, linking objects, erased collections and maps")
+    func threadSafeReferenceCollections() throws {
+        let name = UUID().uuidString
+        let realm = try makeRealm(name)
+        let ann = try realm.write {
+            let ann = realm.create(Person.self, value: ["id": 1, "name": "Ann"])
+            for (id, age) in [(1, 5), (2, 2), (3, 9)] {
+                let dog = realm.create(Dog.self, value: ["id": id, "name": "d\(id)", "age": age, "owner": ann, "tags": ["t\(id)"], "scores": ["a": Double(id)]])
+                ann.dogs.append(dog)
+            }
+            return ann
+        }
+        let rex = Fixture.dog(realm, 1)
+        let sortedRef = ThreadSafeReference(to: realm.objects(Dog.self).filter("age > 3").sorted(byKeyPath: "age", ascending: false))
+        let setRef = ThreadSafeReference(to: rex.tags)
+        let ownedRef = ThreadSafeReference(to: ann.ownedDogs)
+        let erasedRef = ThreadSafeReference(to: AnyRealmCollection(ann.dogs))
+        let mapRef = ThreadSafeReference(to: rex.scores)
+        let outcome = Locked<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let other = try! makeRealm(name)
+            let sorted = other.resolve(sortedRef).map { $0.map(\.id) } ?? []
+            let set = other.resolve(setRef).map { Array($0) } ?? []
+            let owned = other.resolve(ownedRef)?.count ?? -1
+            let erased = other.resolve(erasedRef)?.map(\.id) ?? []
+            let map = other.resolve(mapRef)?["a"] ?? nil
+            outcome.withLock { $0 = ["\(sorted)", "\(set)", "\(owned)", "\(erased)", "\(map.map { "\($0)" } ?? "nil")"] }
+            done.signal()
+        }
+        done.wait()
+        #expect(outcome.withLock { $0 } == ["[3, 1]", "[\"t1\"]", "3", "[1, 2, 3]", "1.0"])
+    }
+
     @Test("a reader on another thread never blocks on, or sees part of, an open write transaction")
     func readersSeeCommittedStateOnly() throws {
         let name = UUID().uuidString
