@@ -1,4 +1,4 @@
-// Generates the fixtures of the current format version, Fixtures/v2, from scratch:
+// Generates the fixtures of the current format version, Fixtures/v3, from scratch:
 //
 //   swift run ShoalFixtureGenerator            (or: bash Fixtures/generate.sh)
 //
@@ -9,9 +9,9 @@ import Shoal
 import ShoalTestSupport
 
 // The format version this build writes. Fixtures of earlier versions
-// (Fixtures/v1) were written by earlier builds and are kept as they are,
-// forever: a build must open every version up to its own.
-let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("v2")
+// (Fixtures/v1, Fixtures/v2) were written by earlier builds and are kept as
+// they are, forever: a build must open every version up to its own.
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("v3")
 let types: [Object.Type] = [Person.self, Dog.self, Kennel.self, Puppy.self, AllTypes.self, Note.self]
 
 func fixture(_ name: String) -> URL { root.appendingPathComponent("\(name).shoal") }
@@ -62,7 +62,7 @@ func writeStandard(_ realm: Realm) throws {
     }
 }
 
-func generate(_ name: String, durability: Realm.Durability = .durable, _ body: (Realm) throws -> Void) throws -> URL {
+func generate(_ name: String, durability: Realm.Durability = .durable, types: [Object.Type] = types, _ body: (Realm) throws -> Void) throws -> URL {
     let url = fixture(name)
     try? FileManager.default.removeItem(at: url)
     var config = Realm.Configuration(fileURL: url)
@@ -165,11 +165,30 @@ _ = try generate("bulk") { realm in
     try add(people: 50..<100, dogsEach: 10)
 }
 
+// 9. Embedded objects (format version 3) in a link, a List and a Map, two
+// levels deep: reassigned, removed and deleted with their owner (each cascade
+// a delete op), compacted into a snapshot, then more changes in the log.
+_ = try generate("embedded", types: [Contact.self, Address.self, Coordinates.self]) { realm in
+    try realm.write {
+        realm.create(Contact.self, value: [
+            "id": 1, "name": "Ann", "home": ["street": "Main 1", "city": "Oslo", "position": [59.91, 10.75]] as [String: Any],
+            "previous": [["city": "Bergen"], ["city": "Lima"]], "byLabel": ["work": ["city": "Rome"]],
+        ] as [String: Any])
+        realm.create(Contact.self, value: ["id": 2, "name": "Bob", "home": ["city": "Lima"]] as [String: Any])
+        realm.create(Contact.self, value: ["id": 3, "name": "Cy", "home": ["city": "Quito"], "previous": [["city": "Cusco"]]] as [String: Any])
+    }
+    let ann = realm.object(ofType: Contact.self, forPrimaryKey: 1)!
+    try realm.write { ann.previous.remove(at: 0) }
+    try realm.compact()
+    try realm.write { ann.home = Address(value: ["street": "Main 2", "city": "Oslo", "position": [59.92, 10.76]]) }
+    try realm.write { realm.delete(realm.object(ofType: Contact.self, forPrimaryKey: 3)!) }
+}
+
 print("Fixtures written to \(root.path)")
 
 // What `shoal check --json` prints for each fixture, beside it (STYLE.md 21).
 // The recovery API is what the tool prints, so the generator asks it directly.
-for name in ["valid", "torn-tail", "zero-tail", "flipped-bit", "missing-snapshot", "schema-change", "migration", "bulk"] {
+for name in ["valid", "torn-tail", "zero-tail", "flipped-bit", "missing-snapshot", "schema-change", "migration", "bulk", "embedded"] {
     let report = try LogInspector(path: fixture(name).path).check()
     try (report.json() + "\n").write(to: root.appendingPathComponent("\(name).expected.json"), atomically: true, encoding: .utf8)
 }

@@ -98,6 +98,29 @@ public final class Maps: Object {
     @Persisted public var dogs: Map<String, Dog?>
 }
 
+/// An embedded class (format version 3): a contact's address.
+public final class Address: EmbeddedObject {
+    @Persisted public var street = ""
+    @Persisted public var city = ""
+    @Persisted public var position: Coordinates?
+    @Persisted(originProperty: "home") public var residents: LinkingObjects<Contact>
+}
+
+/// An embedded class owned by another embedded class.
+public final class Coordinates: EmbeddedObject {
+    @Persisted public var latitude = 0.0
+    @Persisted public var longitude = 0.0
+}
+
+/// The owner of embedded objects through a link, a `List` and a `Map`.
+public final class Contact: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var name = ""
+    @Persisted public var home: Address?
+    @Persisted public var previous: List<Address>
+    @Persisted public var byLabel: Map<String, Address?>
+}
+
 /// Opens a fresh in-memory Realm holding the test model, with a unique identifier.
 public func makeRealm(_ name: String = UUID().uuidString, types: [Object.Type] = [Person.self, Dog.self, Kennel.self, Puppy.self, AllTypes.self, Note.self]) throws -> Realm {
     var config = Realm.Configuration(inMemoryIdentifier: name)

@@ -23,7 +23,7 @@ public struct LinkingObjects<Element: Object>: RealmCollectionImpl, @unchecked S
     // Safe because: the binding is set once, before the accessor is shared;
     // managed reads check their Realm's thread.
     let originProperty: String
-    private let binding: Binding
+    let binding: Binding
 
     final class Binding: Sendable {
         let slot: Locked<ManagedSlot?>

@@ -170,6 +170,14 @@ public final class List<Element: RealmCollectionValue>: RealmCollectionImpl, @un
                 throw ShoalError(.indexOutOfBounds, "Index \(Swift.max(i, j)) is out of bounds (must be less than \(list.count)).")
             }
             let (a, b) = (list[i], list[j])
+            if tx.embeddedLink(a) != nil, i != j {
+                // An embedded object has one place: setting it at a second
+                // index would refuse it, so the two trade places by moves.
+                let (low, high) = (Swift.min(i, j), Swift.max(i, j))
+                try tx.listMove(t, k, p, from: low, to: high)
+                try tx.listMove(t, k, p, from: high - 1, to: low)
+                return
+            }
             try tx.listSet(t, k, p, b, at: i)
             try tx.listSet(t, k, p, a, at: j)
         }

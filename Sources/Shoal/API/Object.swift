@@ -101,7 +101,7 @@ open class Object: CustomStringConvertible, Hashable {
             shoalPrecondition(ShoalError(.unsupported, "Cannot freeze an object in the same write transaction as it was created in."))
         }
         let frozen = Realm(instance: ref.realm).freeze()
-        return frozen.instance.accessor(ref.link) as! Self
+        return frozen.instance.accessor(ref.link, as: Self.self) as! Self
     }
 
     /// The live object for the calling thread's Realm, or `nil` if it has
@@ -111,7 +111,7 @@ open class Object: CustomStringConvertible, Hashable {
         if !ref.realm.isFrozen { return self }
         let live = RealmInstance.live(configuration: ref.realm.configuration, coordinator: ref.realm.coordinator)
         guard live.current.isAlive(ref.table, ref.key) else { return nil }
-        return live.accessor(ref.link) as? Self
+        return live.accessor(ref.link, as: Self.self) as? Self
     }
 
     /// Whether both are the same managed object (same store, class and key).
@@ -228,7 +228,7 @@ extension Object: PersistableValue {
         guard case .link(let link) = stored.value, let realm = context.realm else {
             shoalPrecondition(ShoalError(.typeMismatch, "Expected a link to '\(className(of: self))', found \(stored.value)."))
         }
-        return realm.accessor(link) as! Self
+        return realm.accessor(link, as: Self.self) as! Self
     }
 
     public func toStored(_ context: StoredContext) -> StoredValue {

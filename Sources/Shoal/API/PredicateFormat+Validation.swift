@@ -61,9 +61,34 @@ extension RealmCollection {
 }
 
 extension Object: PredicateArgumentConvertible {
-    /// A managed object is passed to a predicate as a link to it.
+    /// A managed object is passed to a predicate as a link to it. An
+    /// unmanaged object, like a deleted one, is a link to no object: as in
+    /// Realm, `link == object` matches nothing and `link != object` matches
+    /// everything, a `nil` link included (Realm's RLMQueryUtil: "Unmanaged or
+    /// deleted objects are not equal to any managed objects").
     var predicateArgument: PredicateArgument {
-        guard let ref else { return .scalar(.null) }
+        guard let ref else { return .scalar(.link(Link(table: TableKey(UInt32.max), key: ObjectKey(-1)))) }
         return .scalar(.link(ref.link))
+    }
+}
+
+extension AnyRealmValue: PredicateArgumentConvertible {
+    /// An `AnyRealmValue` is passed as the value it holds, as Realm bridges
+    /// it: `.int(3)` is `3`, `.none` is `nil`, `.object(o)` is `o`.
+    var predicateArgument: PredicateArgument {
+        if case .object(let object) = self { return object.predicateArgument }
+        return .scalar(toValue(nil))
+    }
+}
+
+extension PersistableValue {
+    /// The value as a typed query's constant: what it stores, except that an
+    /// object or an `AnyRealmValue` holding one is the link a format
+    /// argument would be (a link to no object when it is unmanaged).
+    var queryValue: Value {
+        if let convertible = self as? any PredicateArgumentConvertible, case .scalar(let value) = convertible.predicateArgument {
+            return value
+        }
+        return toValue(nil)
     }
 }

@@ -32,7 +32,7 @@ extension Query where T: RealmCollection {
     /// let tagged = realm.objects(Dog.self).where { $0.tags.containsAny(in: ["good", "fluffy"]) }
     /// ```
     public func containsAny<U: Sequence>(in collection: U) -> Query<Bool> where U.Element == T.Element {
-        let list = PredicateTree.ConstantList(elements: collection.map { PredicateTree.Constant(value: $0.toValue(nil)) })
+        let list = PredicateTree.ConstantList(elements: collection.map { PredicateTree.Constant(value: $0.queryValue) })
         return Self.comparison(any.expression, .in, .list(list))
     }
 }
@@ -46,7 +46,7 @@ extension Query {
     public func containsAny<V, U: Sequence>(in collection: U) -> Query<Bool> where T == Map<String, V>, U.Element == V {
         var path = appending([.values])
         path.modifier = .anyOf
-        let list = PredicateTree.ConstantList(elements: collection.map { PredicateTree.Constant(value: $0.toValue(nil)) })
+        let list = PredicateTree.ConstantList(elements: collection.map { PredicateTree.Constant(value: $0.queryValue) })
         return Self.comparison(.keyPath(path), .in, .list(list))
     }
 }

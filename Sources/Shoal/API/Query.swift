@@ -72,7 +72,7 @@ public struct Query<T> {
     }
 
     static func constant<V: PersistableValue>(_ value: V) -> PredicateTree.Expression {
-        .constant(PredicateTree.Constant(value: value.toValue(nil)))
+        .constant(PredicateTree.Constant(value: value.queryValue))
     }
 
     // MARK: Member access
@@ -151,13 +151,13 @@ extension Query where T: PersistableValue {
 
     /// One of the given values: `$0.name.in(["Rex", "Fido"])`.
     public func `in`<S: Sequence>(_ values: S) -> Query<Bool> where S.Element == T {
-        let list = PredicateTree.ConstantList(elements: values.map { PredicateTree.Constant(value: $0.toValue(nil)) })
+        let list = PredicateTree.ConstantList(elements: values.map { PredicateTree.Constant(value: $0.queryValue) })
         return Self.comparison(expression, .in, .list(list))
     }
 
     /// Between two values, both included: `$0.age.between(3, 5)`.
     public func between(_ low: T, _ high: T) -> Query<Bool> {
-        let list = PredicateTree.ConstantList(elements: [.init(value: low.toValue(nil)), .init(value: high.toValue(nil))])
+        let list = PredicateTree.ConstantList(elements: [.init(value: low.queryValue), .init(value: high.queryValue)])
         return Self.comparison(expression, .between, .list(list))
     }
 
@@ -224,7 +224,7 @@ extension Query where T: RealmCollection {
 
     /// Whether the collection holds a value or object: `$0.tags.contains("good")`.
     public func contains(_ element: T.Element) -> Query<Bool> {
-        Self.comparison(.constant(PredicateTree.Constant(value: element.toValue(nil))), .in, expression)
+        Self.comparison(.constant(PredicateTree.Constant(value: element.queryValue)), .in, expression)
     }
 
     /// The smallest element: `$0.scores.min > 3` (values only).

@@ -10,12 +10,12 @@ extension Realm {
     /// duplicate primary key with `.error`, and for an object managed by
     /// another Realm.
     public func add(_ object: Object, update: UpdatePolicy = .error) {
-        instance.add(object, update: update)
+        instance.addTopLevel(object, update: update)
     }
 
     /// Adds every object of a sequence; see ``add(_:update:)``.
     public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Element: Object {
-        for object in objects { instance.add(object, update: update) }
+        for object in objects { instance.addTopLevel(object, update: update) }
     }
 
     /// Creates a managed object from a dictionary of values, an array of
@@ -30,7 +30,9 @@ extension Realm {
     @discardableResult
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
         let table = instance.tableKey(for: type)
+        instance.refuseEmbedded(table, "create")
         do {
+            try instance.checkUpdatable(table, update)
             let link = try instance.create(table, value: value, update: update)
             return instance.accessor(link) as! T
         } catch { shoalPrecondition(error) }
@@ -62,7 +64,9 @@ extension Realm {
     /// All objects of a class, live: they reflect every later change.
     public func objects<Element: Object>(_ type: Element.Type) -> Results<Element> {
         instance.verifyThread()
-        return Results(instance: instance, table: instance.tableKey(for: type), source: .table)
+        let table = instance.tableKey(for: type)
+        instance.refuseEmbedded(table, "query")
+        return Results(instance: instance, table: table, source: .table)
     }
 
     /// The object of a class with the given primary key, or `nil`.

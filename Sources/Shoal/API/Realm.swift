@@ -116,6 +116,7 @@ public struct Realm: @unchecked Sendable {
     @discardableResult
     public func refresh() -> Bool {
         instance.verifyThread()
+        defer { instance.runAsyncWrites() }
         return instance.refresh()
     }
 

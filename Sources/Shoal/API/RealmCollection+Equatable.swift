@@ -88,3 +88,88 @@ private func linkedObject(_ value: Any) -> Object? {
     if let any = value as? AnyRealmValue, case .object(let object) = any { return object }
     return nil
 }
+
+// Realm's equality of results, linking objects and type-erased collections is
+// identity (Realm's RealmCollectionTypeTests testEquatability for Results,
+// LinkingObjects and AnyRealmCollection): a `Results` equals itself and its
+// copies, not another `Results` over the same query (`realm.objects(Dog.self)`
+// twice gives two unequal results), and each read of a `LinkingObjects`
+// property gives a new one. An `AnyRealmCollection` compares what it wraps.
+
+extension Results: Equatable {
+    /// Whether both are the same results (one is a copy of the other), as in Realm.
+    ///
+    /// ```swift
+    /// let dogs = realm.objects(Dog.self)
+    /// dogs == dogs                       // true
+    /// dogs == realm.objects(Dog.self)    // false: another results
+    /// ```
+    public static func == (lhs: Results, rhs: Results) -> Bool { lhs.cache === rhs.cache }
+
+    /// Realm's `isEqual(_:)`: `==` for results (also wrapped in an ``AnyRealmCollection``), `false` for anything else.
+    public func isEqual(_ object: Any?) -> Bool { (unwrapAnyCollection(object) as? Results).map { $0 == self } ?? false }
+}
+
+extension LinkingObjects: Equatable {
+    /// Whether both are the same linking objects value (one is a copy of the
+    /// other), as in Realm, where each read of the property gives a new one.
+    ///
+    /// ```swift
+    /// let owners = dog.owners
+    /// owners == owners        // true
+    /// ```
+    public static func == (lhs: LinkingObjects, rhs: LinkingObjects) -> Bool { lhs.binding === rhs.binding }
+
+    /// Realm's `isEqual(_:)`: `==` for linking objects (also wrapped in an ``AnyRealmCollection``), `false` for anything else.
+    public func isEqual(_ object: Any?) -> Bool { (unwrapAnyCollection(object) as? LinkingObjects).map { $0 == self } ?? false }
+}
+
+extension AnyRealmCollection: Equatable {
+    /// Whether both wrap equal collections: the same list, set or map, or
+    /// the same results or linking objects, as Realm compares them.
+    ///
+    /// ```swift
+    /// AnyRealmCollection(person.dogs) == AnyRealmCollection(person.dogs)   // true: the same list
+    /// ```
+    public static func == (lhs: AnyRealmCollection, rhs: AnyRealmCollection) -> Bool { lhs.isEqual(rhs) }
+
+    /// Realm's `isEqual(_:)`: whether `object` (or the collection it wraps) equals the wrapped collection.
+    public func isEqual(_ object: Any?) -> Bool {
+        (base as? any RealmCollectionEquality)?.isEqualCollection(unwrapAnyCollection(object)) ?? false
+    }
+}
+
+/// The collection an ``AnyRealmCollection`` wraps, or `object` itself.
+private func unwrapAnyCollection(_ object: Any?) -> Any? {
+    guard let object else { return nil }
+    return (object as? any AnyRealmCollectionUnwrapping)?.wrappedCollection ?? object
+}
+
+private protocol AnyRealmCollectionUnwrapping {
+    var wrappedCollection: Any { get }
+}
+
+extension AnyRealmCollection: AnyRealmCollectionUnwrapping {
+    fileprivate var wrappedCollection: Any { base }
+}
+
+/// The collections whose `isEqual(_:)` an ``AnyRealmCollection`` forwards to.
+private protocol RealmCollectionEquality {
+    func isEqualCollection(_ object: Any?) -> Bool
+}
+
+extension List: RealmCollectionEquality {
+    fileprivate func isEqualCollection(_ object: Any?) -> Bool { isEqual(object) }
+}
+
+extension MutableSet: RealmCollectionEquality {
+    fileprivate func isEqualCollection(_ object: Any?) -> Bool { isEqual(object) }
+}
+
+extension Results: RealmCollectionEquality {
+    fileprivate func isEqualCollection(_ object: Any?) -> Bool { isEqual(object) }
+}
+
+extension LinkingObjects: RealmCollectionEquality {
+    fileprivate func isEqualCollection(_ object: Any?) -> Bool { isEqual(object) }
+}

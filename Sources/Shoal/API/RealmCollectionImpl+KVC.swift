@@ -119,6 +119,12 @@ extension RealmCollection {
         if kindName == "MutableSet" {
             shoalPrecondition(ShoalError(.unsupported, "index(matching:) is not available on an unordered MutableSet."))
         }
+        if resultsBase == nil, kindName == "List" {
+            if let objects = unmanagedElements as? [Object], let type = Element.self as? Object.Type {
+                return InMemoryQuery.firstIndex(of: objects, type: type, tree, format: format)
+            }
+            return InMemoryQuery.firstIndex(of: unmanagedElements, tree, format: format)
+        }
         let base = queryBase()
         do {
             let root = base.source.root(table: base.table, schema: base.instance.schema)

@@ -49,10 +49,35 @@ extension RealmInstance {
         return add(object, update: update)
     }
 
+    /// `Realm.add`: refuses an embedded class, and an update policy for a
+    /// class without a primary key (objects it links to are added whatever
+    /// their class: a linked object without a primary key is inserted).
+    func addTopLevel(_ object: Object, update: Realm.UpdatePolicy) {
+        if let ref = object.ref, !ref.realm.schema[ref.table].isEmbedded {
+            // Managed here: nothing to add; managed elsewhere: Realm's refusal.
+            _ = linkAdding(object, update: update)
+            return
+        }
+        let table = tableKey(for: Swift.type(of: object))
+        refuseEmbedded(table, "add")
+        do { try checkUpdatable(table, update) } catch { shoalPrecondition(error) }
+        add(object, update: update)
+    }
+
+    /// Realm's refusal of `.modified` or `.all` for a class without a primary key.
+    func checkUpdatable(_ table: TableKey, _ update: Realm.UpdatePolicy) throws(ShoalError) {
+        let schema = self.schema[table]
+        guard update != .error, schema.primaryKeyIndex == nil else { return }
+        throw ShoalError(.missingPrimaryKey, "'\(schema.className)' does not have a primary key and can not be updated",
+            context: ["class": schema.className])
+    }
+
     /// Adds an unmanaged object (and, recursively, the unmanaged objects it
-    /// links to), turning it into a managed one.
+    /// links to), turning it into a managed one. With `existing`, the object
+    /// becomes that (embedded) object, updated in place (see
+    /// ``updateEmbeddedInPlace(_:table:key:property:update:)``).
     @discardableResult
-    func add(_ object: Object, update: Realm.UpdatePolicy) -> Link {
+    func add(_ object: Object, update: Realm.UpdatePolicy, into existing: ObjectKey? = nil) -> Link {
         if let ref = object.ref, ref.realm.coordinator === coordinator {
             ref.checkValid()
             return ref.link
@@ -82,18 +107,25 @@ extension RealmInstance {
             values[i] = value
             ready += 1
         }
-        let (key, isNew) = upsert(tx, table, values: values, given: Set(stored.filter { !isDeferred($0) }), update: update)
+        let (key, isNew): (ObjectKey, Bool)
+        if let existing {
+            (key, isNew) = (existing, false)
+            do { for i in stored where !isDeferred(i) { try tx.set(table, key, i, values[i]) } } catch { shoalPrecondition(error) }
+        } else {
+            (key, isNew) = upsert(tx, table, values: values, given: Set(stored.filter { !isDeferred($0) }), update: update)
+        }
         object.ref = ObjectRef(realm: self, table: table, key: key, generation: generation)
         do {
             for (n, i) in links.enumerated() {
                 if n < ready {
                     // An upsert that found an object sets it like any other.
                     if !isNew { try tx.set(table, key, i, values[i]) }
-                } else {
+                } else if isNew || update != .modified || !updateEmbeddedInPlace(boxes[i], table: table, key: key, property: i) {
                     try tx.set(table, key, i, storedValue(i))
                 }
             }
             for i in stored where schema.properties[i].collection != .none {
+                if !isNew, update == .modified, try updateEmbeddedListInPlace(boxes[i], table: table, key: key, property: i) { continue }
                 boxes[i]?.copyCollection(to: ManagedSlot(ref: object.ref!, property: i))
             }
         } catch { shoalPrecondition(error) }
@@ -107,12 +139,10 @@ extension RealmInstance {
     private func upsert(_ tx: WriteTransaction, _ table: TableKey, values: [Value], given: Set<Int>, update: Realm.UpdatePolicy) -> (ObjectKey, isNew: Bool) {
         let schema = self.schema[table]
         do {
-            if update != .error {
-                guard let pk = schema.primaryKeyIndex else {
-                    throw ShoalError(.missingPrimaryKey,
-                        "'\(schema.className)' does not have a primary key and can not be updated",
-                        context: ["class": schema.className])
-                }
+            // A class without a primary key has nothing to update by: its
+            // object is inserted (`Realm.add` and `create` refuse an update
+            // policy for such a class at the top; nested, Realm inserts).
+            if update != .error, let pk = schema.primaryKeyIndex {
                 if let existing = tx.working.object(table, primaryKey: values[pk]) {
                     for i in given.sorted() where i != pk { try tx.set(table, existing, i, values[i]) }
                     return (existing, false)
@@ -142,7 +172,7 @@ extension RealmInstance {
         }
         var scalarGiven: Set<Int> = []
         for (i, item) in given where schema.properties[i].collection == .none && schema.properties[i].type != .object {
-            values[i] = try ValueCoercion.value(item, for: schema.properties[i], className: schema.className, realm: self, update: update)
+            values[i] = try ValueCoercion.value(item, for: schema.properties[i], className: schema.className, realm: self, update: update, copying: true)
             scalarGiven.insert(i)
         }
         if let pk = schema.primaryKeyIndex, given[pk] == nil, update != .error,
@@ -156,9 +186,9 @@ extension RealmInstance {
         for (i, item) in given.sorted(by: { $0.key < $1.key }) {
             let property = schema.properties[i]
             if property.collection != .none {
-                try replaceCollection(ManagedSlot(ref: ref, property: i), with: item, update: update)
+                try replaceCollection(ManagedSlot(ref: ref, property: i), with: item, update: update, copying: true)
             } else if property.type == .object {
-                let link = try ValueCoercion.value(item, for: property, className: schema.className, realm: self, update: update)
+                let link = try ValueCoercion.value(item, for: property, className: schema.className, realm: self, update: update, copying: true)
                 try tx.set(table, key, i, link)
             }
         }
@@ -166,7 +196,8 @@ extension RealmInstance {
     }
 
     /// Replaces the contents of a managed list, set or map with the elements of `value`.
-    func replaceCollection(_ slot: ManagedSlot, with value: Any?, update: Realm.UpdatePolicy) throws(ShoalError) {
+    /// With `copying` (from `create`), objects are copied as ``ValueCoercion/value(_:for:className:realm:update:copying:)`` says.
+    func replaceCollection(_ slot: ManagedSlot, with value: Any?, update: Realm.UpdatePolicy, copying: Bool = false) throws(ShoalError) {
         let tx = requireModification()
         let property = slot.schemaProperty
         let (t, k, p) = (slot.ref.table, slot.ref.key, slot.property)
@@ -174,13 +205,13 @@ extension RealmInstance {
         try tx.collectionClear(t, k, p)
         if property.collection == .map {
             for (key, item) in try ValueCoercion.entries(value, name: slot.qualifiedName) {
-                let v = try ValueCoercion.value(item, for: property.elementProperty, className: className, realm: self, update: update)
+                let v = try ValueCoercion.value(item, for: property.elementProperty, className: className, realm: self, update: update, copying: copying)
                 try tx.mapSet(t, k, p, key: key, v)
             }
             return
         }
         for item in try ValueCoercion.elements(value, name: slot.qualifiedName) {
-            let v = try ValueCoercion.value(item, for: property.elementProperty, className: className, realm: self, update: update)
+            let v = try ValueCoercion.value(item, for: property.elementProperty, className: className, realm: self, update: update, copying: copying)
             if property.collection == .list {
                 try tx.listInsert(t, k, p, v, at: tx.working.list(t, k, p).count)
             } else {

@@ -21,6 +21,8 @@ final class RealmInstance {
     /// The serial queue a queue-confined instance belongs to (`observe(on:)`).
     let queue: DispatchQueue?
     private let queueToken: QueueToken?
+    /// The actor an actor-confined instance belongs to (`Realm(configuration:actor:)`).
+    let actor: (any Actor)?
     /// Deliveries for observations made through this instance (made at the first one).
     var mailbox: Mailbox?
     /// `Realm.observe` blocks, by id.
@@ -29,6 +31,8 @@ final class RealmInstance {
     var skipping: Set<Int> = []
     /// Whether callbacks are being delivered (refresh inside one does not redeliver them).
     var isDelivering = false
+    /// Async writes waiting to begin and commit callbacks waiting to run (`writeAsync`).
+    var asyncWrites = AsyncWriteQueue()
     /// Blocks run before this instance advances to a version a subscription
     /// is about to be told of, by subscription id (ShoalCombine's `objectWillChange`).
     let willDeliverHooks = Locked<[Int: () -> Void]>([:])
@@ -42,7 +46,7 @@ final class RealmInstance {
     private var stateStamp: UInt64 = 0
 
     init(configuration: Realm.Configuration, coordinator: RealmCoordinator, snapshot: Snapshot, frozen: Bool,
-        queue: DispatchQueue? = nil)
+        queue: DispatchQueue? = nil, actor: (any Actor)? = nil)
     {
         self.configuration = configuration
         self.coordinator = coordinator
@@ -51,6 +55,7 @@ final class RealmInstance {
         self.thread = pthread_self()
         self.queue = queue
         self.queueToken = queue.map(QueueToken.of)
+        self.actor = actor
     }
 
     /// An identifier of the visible state: changes whenever what this Realm
@@ -80,6 +85,10 @@ final class RealmInstance {
     }
 
     func verifyThread() {
+        if let actor {
+            actor.preconditionIsolated("Realm accessed from incorrect thread: it is confined to an actor.")
+            return
+        }
         if let queueToken {
             if DispatchQueue.getSpecific(key: QueueToken.key) !== queueToken {
                 shoalPrecondition(ShoalError(.wrongThread, "Realm accessed from incorrect thread.",

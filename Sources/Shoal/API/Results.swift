@@ -33,7 +33,8 @@ public struct Results<Element: RealmCollectionValue>: RealmCollectionImpl, @unch
     let table: TableKey
     let source: Source
     let generation: Int
-    private let cache = ResultsCache()
+    /// Made once per `Results` and shared by its copies: also its identity for `==`.
+    let cache = ResultsCache()
 
     /// Where the results' elements come from.
     typealias Source = ResultsSource

@@ -6,8 +6,16 @@ import Foundation
 enum ValueCoercion {
     /// The stored value for a single-valued property (or a collection element
     /// when `property` describes the element).
+    ///
+    /// With `copying` (what `create(_:value:update:)` passes), an object
+    /// given for a link is copied into a new object unless this Realm
+    /// already manages it, as Realm's `create` does; without it (a property
+    /// set, an append) an unmanaged object is added itself. A managed value
+    /// for an embedded class is always copied: an embedded object has one
+    /// owner.
     static func value(
-        _ any: Any?, for property: Property, className: String, realm: RealmInstance?, update: Realm.UpdatePolicy
+        _ any: Any?, for property: Property, className: String, realm: RealmInstance?, update: Realm.UpdatePolicy,
+        copying: Bool = false
     ) throws(ShoalError) -> Value {
         // The commonest cases first, before the existential casts: a plain
         // `Int` or `String` for a property of that type.
@@ -24,16 +32,30 @@ enum ValueCoercion {
             guard let realm else {
                 throw ShoalError(.unsupported, "Links can only be set on managed objects here ('\(name)').")
             }
+            guard let target = property.objectClassName, let table = realm.schema.tableByName[target] else {
+                throw ShoalError(.unknownObjectType, "Unknown link target for '\(name)'.")
+            }
+            let targetSchema = realm.schema[table]
+            // A nested value for a class without a primary key makes a new
+            // object whatever the policy, as in Realm.
+            let nested: Realm.UpdatePolicy = targetSchema.primaryKeyIndex == nil ? .error : update
             if let object = any as? Object {
+                let isOwn = object.ref.map { $0.realm.coordinator === realm.coordinator } ?? false
+                // An embedded object is copied unless it is an unmanaged one
+                // being added with its new owner.
+                if (targetSchema.isEmbedded && (copying || object.ref != nil)) || (copying && !isOwn) {
+                    if object.objectSchema.className != target, !(copying && !targetSchema.isEmbedded) {
+                        throw ShoalError(.typeMismatch, "Invalid value of type '\(object.objectSchema.className)' for '\(target)' property '\(name)'.",
+                            context: ["property": name])
+                    }
+                    return .link(try realm.create(table, value: object, update: nested))
+                }
                 let link = realm.linkAdding(object, update: update)
                 try checkTarget(link, property, realm, name)
                 return .link(link)
             }
             if any is [String: Any?] || any is [Any?] {
-                guard let target = property.objectClassName, let table = realm.schema.tableByName[target] else {
-                    throw ShoalError(.unknownObjectType, "Unknown link target for '\(name)'.")
-                }
-                return .link(try realm.create(table, value: any, update: update))
+                return .link(try realm.create(table, value: any, update: nested))
             }
             throw mismatch(any, property, name)
         }

@@ -247,6 +247,10 @@ final class DatabaseLog: @unchecked Sendable {
             }
             try? io.syncDirectory(at: directory)
         }
+        if needsSchemaRecord, declared.objectSchema.contains(where: \.isEmbedded) {
+            // An older segment's schema encoding has no embedded classes.
+            try log.continueInFormat(LogFormat.embeddedObjectsVersion, schemaFingerprint: declared.fingerprint)
+        }
         if needsSchemaRecord {
             // Record the schema so the log describes itself.
             var next = state.applyingSchema(declared)
@@ -340,6 +344,27 @@ final class DatabaseLog: @unchecked Sendable {
             let receipt = try s.writer.enqueue(record)
             s.logBytesSinceSnapshot += Int64(receipt.byteCount)
             return receipt
+        }
+    }
+
+    /// Makes sure records go to a segment of at least format `version`: a
+    /// segment resumed from an older build keeps its version (so that build
+    /// can still read it), and a record it cannot express (a schema with
+    /// embedded classes) must start a new segment of this build's format.
+    /// An older segment with no record yet is replaced, since the new one
+    /// would take its name.
+    func continueInFormat(_ version: UInt16, schemaFingerprint: UInt64) throws(ShoalError) {
+        try state.withLock { (s: inout State) throws(ShoalError) in
+            let old = s.writer
+            guard old.header.formatVersion < version else { return }
+            if old.lastVersion == old.header.baseVersion {
+                try old.close()
+                do throws(FileIOError) { try io.unlink(at: old.path) } catch { throw .logFileAccess(error, "replace") }
+                s.writer = try LogWriter.create(directory: directory, baseVersion: old.lastVersion,
+                    schemaFingerprint: schemaFingerprint, durability: durability, io: io)
+            } else {
+                s.writer = try old.roll(schemaFingerprint: schemaFingerprint)
+            }
         }
     }
 

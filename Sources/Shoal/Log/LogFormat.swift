@@ -1,6 +1,6 @@
 internal import Glibc
 
-/// Constants and byte layouts of Shoal's on-disk formats, format version 2.
+/// Constants and byte layouts of Shoal's on-disk formats, format version 3.
 ///
 /// The prose specification, with the grammar and a worked example, is
 /// `Sources/Shoal/Log/FORMAT.md`; keep the two in step. All integers are
@@ -21,7 +21,16 @@ enum LogFormat {
     /// unsupported instead of meeting an op it would call corrupt. A segment
     /// keeps the version it was created with: records appended to a version
     /// 1 segment are written without runs.
-    static let version: UInt16 = 2
+    ///
+    /// Version 3 adds embedded classes: a schema entry of class flags (see
+    /// `SchemaCodec`). Every version 2 schema is a version 3 schema with the
+    /// same meaning, so version 2 files are read as they are; a version 2
+    /// reader refuses a version 3 file by its header. A schema with an
+    /// embedded class is never written to an older segment: the log
+    /// continues in a new segment first.
+    static let version: UInt16 = 3
+    /// The first format version whose schemas may hold embedded classes.
+    static let embeddedObjectsVersion: UInt16 = 3
     /// The first format version whose transaction payloads may hold insert runs.
     static let insertRunsVersion: UInt16 = 2
     /// The first format version whose snapshot payloads are columnar.

@@ -63,7 +63,7 @@ enum ClassRegistry {
                 legacy.append((label, label))
             }
         }
-        let schema = ObjectSchema(className: Object.className(of: type), properties: properties)
+        let schema = ObjectSchema(className: Object.className(of: type), properties: properties, isEmbedded: type is EmbeddedObject.Type)
         // Stored properties come first in the schema, in declaration order, so
         // `defaults` lines up with the stored property indexes.
         return ClassInfo(type: type, schema: schema, defaults: defaults,
@@ -126,6 +126,12 @@ enum ClassRegistry {
     /// The schemas of `type` and of every class reachable from it through
     /// links and linking objects, `type` first.
     static func reachableSchemas(from type: Object.Type) -> [ObjectSchema] {
+        reachableTypes(from: type).map { info(for: $0).schema }
+    }
+
+    /// `type` and every class reachable from it through links and linking
+    /// objects, `type` first.
+    static func reachableTypes(from type: Object.Type) -> [Object.Type] {
         var order: [Object.Type] = [type]
         var seen: Set<ObjectIdentifier> = [ObjectIdentifier(type)]
         var next = 0
@@ -137,7 +143,7 @@ enum ClassRegistry {
                 if let linked, seen.insert(ObjectIdentifier(linked)).inserted { order.append(linked) }
             }
         }
-        return order.map { info(for: $0).schema }
+        return order
     }
 
     /// Mirror children of an object, superclass properties first, stopping at `Object`.

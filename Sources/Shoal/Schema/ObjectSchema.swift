@@ -16,10 +16,15 @@ public struct ObjectSchema: Sendable, Hashable, CustomStringConvertible {
     let primaryKeyIndex: Int?
     /// How many properties have stored values (these come first in ``properties``).
     let storedCount: Int
+    /// Whether the class is an ``EmbeddedObject``: its objects are owned by
+    /// exactly one parent, have no primary key, are deleted with their parent
+    /// and cannot be queried on their own.
+    public let isEmbedded: Bool
 
     /// Creates a schema; stored properties keep their order, linking objects move last.
-    public init(className: String, properties: [Property]) {
+    public init(className: String, properties: [Property], isEmbedded: Bool = false) {
         self.className = className
+        self.isEmbedded = isEmbedded
         let ordered = properties.filter(\.isStored) + properties.filter { !$0.isStored }
         self.properties = ordered
         var map: [String: Int] = [:]
@@ -38,7 +43,7 @@ public struct ObjectSchema: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(className) {\n" + properties.map { "    \($0)" }.joined(separator: "\n") + "\n}"
+        "\(className)\(isEmbedded ? " (embedded)" : "") {\n" + properties.map { "    \($0)" }.joined(separator: "\n") + "\n}"
     }
 }
 

@@ -3,11 +3,14 @@ import CXXHash
 extension Schema {
     /// A canonical, order-sensitive text encoding of the schema: one line per
     /// property. Two schemas are interchangeable for stored data exactly when
-    /// their canonical encodings are equal.
+    /// their canonical encodings are equal. An embedded class's line ends
+    /// in ` embedded` (format version 3); other lines are as version 1 and 2
+    /// wrote them, so that a schema without embedded classes keeps its
+    /// fingerprint.
     var canonicalEncoding: String {
         var out = ""
         for os in objectSchema {
-            out += "class \(os.className)\n"
+            out += "class \(os.className)\(os.isEmbedded ? " embedded" : "")\n"
             for p in os.properties {
                 out += "  \(p.name) \(p.type.rawValue) \(p.collection.rawValue) \(p.isOptional ? 1 : 0)"
                 out += " \(p.isPrimary ? 1 : 0) \(p.isIndexed ? 1 : 0) \(p.objectClassName ?? "-") \(p.linkOriginPropertyName ?? "-")\n"
@@ -32,6 +35,9 @@ extension Schema {
             guard let s = self[d.className] else {
                 out.append("Class '\(d.className)' was added.")
                 continue
+            }
+            if s.isEmbedded != d.isEmbedded {
+                out.append("Class '\(d.className)' changed from \(s.isEmbedded ? "embedded" : "top-level") to \(d.isEmbedded ? "embedded" : "top-level").")
             }
             for p in s.properties where d[p.name] == nil {
                 out.append("Property '\(d.className).\(p.name)' was removed.")

@@ -20,6 +20,9 @@ extension Schema {
                     problems.append("Property '\(os.className).\(p.name)' appears more than once.")
                 }
             }
+            if os.isEmbedded, let pk = os.primaryKeyProperty {
+                problems.append("Embedded object type '\(os.className)' cannot have a primary key ('\(pk.name)').")
+            }
             if os.properties.filter(\.isPrimary).count > 1 {
                 problems.append("Class '\(os.className)' has more than one primary key.")
             }
@@ -34,6 +37,10 @@ extension Schema {
                     && (p.collection != .none || [.float, .double, .data, .decimal128, .object, .linkingObjects].contains(p.type))
                 {
                     problems.append("Property \(at) of type '\(p.typeName)' cannot be indexed.")
+                }
+                if p.type == .object, p.collection == .set, let target = p.objectClassName, self[target]?.isEmbedded == true {
+                    // Realm's message (realm-core's schema test "rejects embedded objects in sets").
+                    problems.append("Set property \(at) cannot contain embedded object type '\(target)'. Set semantics are not applicable to embedded objects.")
                 }
                 if p.type == .object || p.type == .linkingObjects {
                     guard let target = p.objectClassName, self[target] != nil else {
@@ -59,9 +66,38 @@ extension Schema {
                 }
             }
         }
+        problems += embeddedCycles()
         if let first = problems.first {
             throw ShoalError(.schemaInvalid, "Schema validation failed: \(first)" + (problems.count > 1 ? " (and \(problems.count - 1) more: \(problems.dropFirst().joined(separator: " "))" : ""),
                 context: ["problems": problems.joined(separator: "\n")])
         }
+    }
+}
+
+extension Schema {
+    /// Realm's refusal of cycles through embedded classes (realm-core's schema
+    /// tests "rejects embedded objects loop to itself" and "… via different
+    /// embedded object"): an embedded object's owner chain must end at a
+    /// top-level object, so no path of links may lead from an embedded class
+    /// back to itself through embedded classes only.
+    func embeddedCycles() -> [String] {
+        var problems: [String] = []
+        for start in objectSchema where start.isEmbedded {
+            // Depth-first over links to embedded classes, with the path so far.
+            var stack: [(className: String, path: String)] = [(start.className, start.className)]
+            var seen: Set<String> = []
+            while let (className, path) = stack.popLast() {
+                guard let os = self[className] else { continue }
+                for p in os.properties where p.type == .object {
+                    guard let target = p.objectClassName, let next = self[target], next.isEmbedded else { continue }
+                    if target == start.className {
+                        problems.append("Cycles containing embedded objects are not currently supported: '\(path).\(p.name)'")
+                    } else if seen.insert(target).inserted {
+                        stack.append((target, "\(path).\(p.name)"))
+                    }
+                }
+            }
+        }
+        return problems
     }
 }

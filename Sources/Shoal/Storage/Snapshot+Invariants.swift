@@ -20,7 +20,8 @@ extension InvariantChecking {
 extension Snapshot: InvariantChecking {
     /// Every derived structure agrees with the columns: live counts, primary
     /// and secondary indexes (each a valid tree), and backlinks (one
-    /// per link, in both directions). The first that does not, or `nil`.
+    /// per link, in both directions), and each embedded object has exactly
+    /// one owner. The first that does not, or `nil`.
     func invariantViolation() -> String? {
         var expectedBacklinks: [Link: [Backlink]] = [:]
         for table in tables {
@@ -73,6 +74,9 @@ extension Snapshot: InvariantChecking {
                 let expected = expectedBacklinks[Link(table: table.key, key: key)] ?? []
                 if actual.count != expected.count || Dictionary(grouping: actual, by: { $0 }).mapValues(\.count) != Dictionary(grouping: expected, by: { $0 }).mapValues(\.count) {
                     return "\(self.schema[table.key].className) \(key): backlinks \(actual) but links \(expected)"
+                }
+                if self.schema[table.key].isEmbedded, actual.count != 1 {
+                    return "embedded \(self.schema[table.key].className) \(key) has \(actual.count) owners, not 1"
                 }
             }
         }

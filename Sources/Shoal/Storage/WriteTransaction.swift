@@ -48,6 +48,10 @@ final class WriteTransaction {
                     context: ["class": schema.className, "property": schema.properties[pk].name, "value": value.displayString])
             }
         }
+        for (p, value) in values.enumerated() where value.linkValue != nil {
+            try checkNotMixed(t, p, value)
+            try checkUnowned(value, at: .link)
+        }
         let key = working.withTable(t) { $0.pointee.nextKey }
         emit(.insert(t, key, values))
         return key
@@ -66,13 +70,19 @@ final class WriteTransaction {
                 "Primary key can't be changed after an object is inserted: '\(objectSchema(t).className).\(p.name)' from '\(old.displayString)' to '\(value.displayString)'.",
                 context: ["class": objectSchema(t).className, "property": p.name])
         }
+        try checkNotMixed(t, property, value)
+        if p.type == .object { try checkUnowned(value, at: .link) }
         emit(.set(t, k, property: property, value))
+        // An embedded object its owner stops pointing at goes with it.
+        if p.type == .object { try deleteOrphan(old) }
     }
 
     /// Deletes an object, first removing every link that points at it
-    /// (to-one links become null; lists, sets and maps drop it).
+    /// (to-one links become null; lists, sets and maps drop it), then the
+    /// embedded objects it owns, each by a delete of its own.
     func delete(_ t: TableKey, _ k: ObjectKey) throws(ShoalError) {
         try checkAlive(t, k)
+        let children = embeddedChildren(t, k)
         let target = Value.link(Link(table: t, key: k))
         while let backlink = working.tables[t.index].backlinks[k.slot].last {
             let (ot, ok, op) = (backlink.origin, backlink.key, backlink.property)
@@ -88,11 +98,12 @@ final class WriteTransaction {
             }
         }
         emit(.delete(t, k))
+        for child in children { try deleteOrphan(.link(child)) }
     }
 
-    /// Deletes every object of every table.
+    /// Deletes every object of every table (embedded objects with their owners).
     func deleteAll() throws(ShoalError) {
-        for table in working.tables {
+        for table in working.tables where !working.schema[table.key].isEmbedded {
             for key in working.tables[table.key.index].liveKeys { try delete(table.key, key) }
         }
     }
@@ -103,6 +114,8 @@ final class WriteTransaction {
         try checkAlive(t, k)
         let count = working.list(t, k, p).count
         try checkIndex(index, count + 1, t, p)
+        try checkNotMixed(t, p, value)
+        try checkUnowned(value, at: .list)
         emit(.listInsert(t, k, property: p, index: index, value))
     }
 
@@ -111,13 +124,18 @@ final class WriteTransaction {
         let list = working.list(t, k, p)
         try checkIndex(index, list.count, t, p)
         if list[index].isIdentical(to: value) { return }
+        try checkNotMixed(t, p, value)
+        try checkUnowned(value, at: .list)
         emit(.listSet(t, k, property: p, index: index, value))
+        try deleteOrphan(list[index])
     }
 
     func listRemove(_ t: TableKey, _ k: ObjectKey, _ p: Int, at index: Int) throws(ShoalError) {
         try checkAlive(t, k)
-        try checkIndex(index, working.list(t, k, p).count, t, p)
+        let list = working.list(t, k, p)
+        try checkIndex(index, list.count, t, p)
         emit(.listRemove(t, k, property: p, index: index))
+        try deleteOrphan(list[index])
     }
 
     func listMove(_ t: TableKey, _ k: ObjectKey, _ p: Int, from: Int, to: Int) throws(ShoalError) {
@@ -130,6 +148,7 @@ final class WriteTransaction {
 
     func setInsert(_ t: TableKey, _ k: ObjectKey, _ p: Int, _ value: Value) throws(ShoalError) {
         try checkAlive(t, k)
+        try checkNotMixed(t, p, value)
         if !working.set(t, k, p).contains(value) { emit(.setInsert(t, k, property: p, value)) }
     }
 
@@ -140,19 +159,27 @@ final class WriteTransaction {
 
     func mapSet(_ t: TableKey, _ k: ObjectKey, _ p: Int, key: String, _ value: Value) throws(ShoalError) {
         try checkAlive(t, k)
-        if let old = working.map(t, k, p)[key], old.isIdentical(to: value) { return }
+        let old = working.map(t, k, p)[key]
+        if let old, old.isIdentical(to: value) { return }
+        try checkNotMixed(t, p, value)
+        try checkUnowned(value, at: .map)
         emit(.mapSet(t, k, property: p, key: key, value))
+        if let old { try deleteOrphan(old) }
     }
 
     func mapRemove(_ t: TableKey, _ k: ObjectKey, _ p: Int, key: String) throws(ShoalError) {
         try checkAlive(t, k)
-        if working.map(t, k, p)[key] != nil { emit(.mapRemove(t, k, property: p, key: key)) }
+        guard let old = working.map(t, k, p)[key] else { return }
+        emit(.mapRemove(t, k, property: p, key: key))
+        try deleteOrphan(old)
     }
 
     func collectionClear(_ t: TableKey, _ k: ObjectKey, _ p: Int) throws(ShoalError) {
         try checkAlive(t, k)
-        if !working.collectionElements(t, k, p).isEmpty || !working.map(t, k, p).isEmpty {
+        let elements = working.collectionElements(t, k, p)
+        if !elements.isEmpty || !working.map(t, k, p).isEmpty {
             emit(.collectionClear(t, k, property: p))
+            for element in elements { try deleteOrphan(element) }
         }
     }
 

@@ -3,12 +3,12 @@ import ShoalTestSupport
 import Testing
 @testable import Shoal
 
-/// Each fixture of each format version (Fixtures/v1, written by an earlier
-/// build and kept; Fixtures/v2, made by `bash Fixtures/generate.sh`) opens
+/// Each fixture of each format version (Fixtures/v1 and Fixtures/v2, written
+/// by earlier builds and kept; Fixtures/v3, made by `bash Fixtures/generate.sh`) opens
 /// the way its scenario says. Fixtures are copied first: opening repairs a
 /// torn tail in place.
 @Suite struct FixtureTests {
-    static let versions = ["v1", "v2"]
+    static let versions = ["v1", "v2", "v3"]
 
     static func fixtures(_ version: String) -> URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -96,7 +96,7 @@ import Testing
             try realm.compact()
             return realm.instance.coordinator.latest
         }()
-        #expect(try snapshotFormatVersions() == [LogFormat.columnarSnapshotVersion])
+        #expect(try snapshotFormatVersions() == [LogFormat.version])
         let realm = try Realm(configuration: config)
         #expect(realm.instance.coordinator.latest.hasSameContents(as: before))
         #expect(realm.objects(PetV2.self).map(\.name) == ["Rex", "Kit", "Pip"])
@@ -110,9 +110,10 @@ import Testing
         #expect(error?.code == .schemaMismatch)
     }
 
-    @Test("the bulk fixture (version 2): a compacted bulk insert and one more in the log open with every object, link and index")
-    func bulk() throws {
-        let realm = try Self.openCopy("bulk", "v2")
+    @Test("the bulk fixture (versions 2 and 3): a compacted bulk insert and one more in the log open with every object, link and index",
+        arguments: ["v2", "v3"])
+    func bulk(version: String) throws {
+        let realm = try Self.openCopy("bulk", version)
         #expect(realm.objects(Person.self).count == 100)
         #expect(realm.objects(Dog.self).count == 1_000)
         #expect(realm.object(ofType: Person.self, forPrimaryKey: 73)?.ownedDogs.map(\.id) == Array(730..<740))
@@ -120,7 +121,7 @@ import Testing
         #expect(realm.objects(Dog.self).filter("id BETWEEN {495, 504}").map(\.owner?.id) == [49, 49, 49, 49, 49, 50, 50, 50, 50, 50])
         #expect(realm.instance.current.invariantViolation() == nil)
         // Both halves hold insert runs: the compacted snapshot and the log after it.
-        let url = Self.fixtures("v2").appendingPathComponent("bulk.shoal")
+        let url = Self.fixtures(version).appendingPathComponent("bulk.shoal")
         let names = try FileManager.default.contentsOfDirectory(atPath: url.path)
         #expect(names.contains { $0.hasSuffix(".snap") } && names.contains { $0.hasSuffix(".wal") })
         let source = try RecoverySource.load(path: url.path, ignoringLock: true)
@@ -133,5 +134,22 @@ import Testing
             }
         }
         #expect(runs >= 2)
+    }
+
+    @Test("the embedded fixture (version 3): embedded objects in a link, a List and a Map, compacted and changed after, open as written")
+    func embedded() throws {
+        let realm = try Self.openCopy("embedded", "v3", types: [Contact.self, Address.self, Coordinates.self])
+        #expect(realm.schema["Address"]?.isEmbedded == true && realm.schema["Coordinates"]?.isEmbedded == true)
+        #expect(realm.objects(Contact.self).map(\.id) == [1, 2])
+        let ann = try #require(realm.object(ofType: Contact.self, forPrimaryKey: 1))
+        #expect(ann.home?.street == "Main 2" && ann.home?.position?.latitude == 59.92)
+        #expect(ann.previous.map(\.city) == ["Lima"] && ann.byLabel["work"]??.city == "Rome")
+        #expect(ann.home?.residents.map(\.id) == [1])
+        // The replaced address, its coordinates and the deleted contact's two addresses are gone.
+        let snapshot = realm.instance.current
+        #expect(snapshot.tables[snapshot.schema.tableByName["Address"]!.index].count == 4)
+        #expect(snapshot.tables[snapshot.schema.tableByName["Coordinates"]!.index].count == 1)
+        #expect(snapshot.invariantViolation() == nil)
+        #expect(realm.objects(Contact.self).filter("home.city == 'Oslo' AND ANY previous.city == 'Lima'").map(\.id) == [1])
     }
 }

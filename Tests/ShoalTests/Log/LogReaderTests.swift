@@ -124,7 +124,7 @@ import Testing
         arguments: [
             ("magic", 3, 0, ShoalError.notAShoalFile),
             ("formatVersion", 8, 1, .corruptHeader),
-            ("formatVersion", 8, 0, .unsupportedFormat),
+            ("formatVersion", 8, 2, .unsupportedFormat),
             ("headerSize", 10, 2, .corruptHeader),
             ("flags", 12, 0, .corruptHeader),
             ("salt", 17, 5, .corruptHeader),

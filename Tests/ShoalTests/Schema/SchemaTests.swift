@@ -84,3 +84,80 @@ import Testing
         #expect(problems.contains("Property 'B.back' declares linking objects from 'A.nope', which does not exist"))
     }
 }
+
+/// Realm's schema rules for embedded classes, with realm-core's messages.
+@Suite struct EmbeddedSchemaTests {
+    static func message(_ classes: [ObjectSchema]) -> String {
+        do {
+            try Schema(classes).validate()
+            return ""
+        } catch { return error.message }
+    }
+
+    // realm-core's object store schema test "rejects embedded objects in sets".
+    @Test("a MutableSet of an embedded class is refused")
+    func setRefused() {
+        let message = Self.message([
+            ObjectSchema(className: "T", properties: [Property(name: "v", type: .int)], isEmbedded: true),
+            ObjectSchema(className: "O", properties: [Property(name: "set", type: .object, collection: .set, objectClassName: "T")]),
+        ])
+        #expect(message.contains("Set property 'O.set' cannot contain embedded object type 'T'. Set semantics are not applicable to embedded objects."))
+    }
+
+    // realm-core's "rejects embedded objects loop to itself" and "… via different embedded object";
+    // "allows top level loops" and "distinct paths to an embedded object is not a loop".
+    @Test("a cycle of links through embedded classes only is refused; other loops are allowed")
+    func cycles() {
+        let selfLoop = Self.message([
+            ObjectSchema(className: "Top", properties: [Property(name: "e", type: .object, isOptional: true, objectClassName: "E")]),
+            ObjectSchema(className: "E", properties: [Property(name: "me", type: .object, isOptional: true, objectClassName: "E")], isEmbedded: true),
+        ])
+        #expect(selfLoop.contains("Cycles containing embedded objects are not currently supported: 'E.me'"))
+        let viaOther = Self.message([
+            ObjectSchema(className: "Top", properties: [Property(name: "a", type: .object, isOptional: true, objectClassName: "A")]),
+            ObjectSchema(className: "A", properties: [Property(name: "toB", type: .object, collection: .list, objectClassName: "B")], isEmbedded: true),
+            ObjectSchema(className: "B", properties: [Property(name: "toA", type: .object, isOptional: true, objectClassName: "A")], isEmbedded: true),
+        ])
+        #expect(viaOther.contains("'A.toB.toA'"))
+        let allowed = Self.message([
+            ObjectSchema(className: "Top", properties: [
+                Property(name: "one", type: .object, isOptional: true, objectClassName: "E"),
+                Property(name: "two", type: .object, isOptional: true, objectClassName: "E"),
+            ]),
+            ObjectSchema(className: "E", properties: [Property(name: "top", type: .object, isOptional: true, objectClassName: "Top")], isEmbedded: true),
+        ])
+        #expect(allowed == "")
+    }
+
+    @Test("an embedded class with a primary key is refused")
+    func primaryKeyRefused() {
+        let message = Self.message([ObjectSchema(className: "K", properties: [Property(name: "id", type: .int, isPrimary: true)], isEmbedded: true)])
+        #expect(message.contains("Embedded object type 'K' cannot have a primary key ('id')."))
+    }
+
+    @Test("discovery marks EmbeddedObject subclasses; the schema codec keeps the mark and older encodings read as before")
+    func codec() throws {
+        final class Inner: EmbeddedObject {
+            @Persisted var v = 0
+        }
+        #expect(ClassRegistry.info(for: Inner.self).schema.isEmbedded)
+        let plain = ObjectSchema(className: "P", properties: [Property(name: "e", type: .object, isOptional: true, objectClassName: "E")])
+        let embedded = ObjectSchema(className: "E", properties: [Property(name: "v", type: .int)], isEmbedded: true)
+        let schema = Schema([plain, embedded])
+        let decoded = try SchemaCodec.decode(SchemaCodec.encode(schema))
+        #expect(decoded == schema && decoded["E"]?.isEmbedded == true && decoded["P"]?.isEmbedded == false)
+        // Without embedded classes the encoding and fingerprint are version 2's.
+        let topLevel = Schema([ObjectSchema(className: "E", properties: [Property(name: "v", type: .int)])])
+        #expect(SchemaCodec.encode(topLevel) == SchemaCodec.encode(Schema([ObjectSchema(className: "E", properties: embedded.properties)])))
+        #expect(topLevel.canonicalEncoding == "class E\n  v 0 0 0 0 0 - -\n")
+        #expect(Schema([embedded]).fingerprint != topLevel.fingerprint)
+        // The class-flags entry is the first entry, with an empty name and type 0xFF.
+        var bytes = SchemaCodec.encode(Schema([embedded]))
+        #expect(Array(bytes[0...6]) == [1, 1, UInt8(ascii: "E"), 2, 0, 0xFF, 1])
+        bytes[6] = 3  // an unknown class flag
+        #expect(throws: DecodingFailure.self) { try SchemaCodec.decode(bytes) }
+        bytes[6] = 0  // an entry that marks nothing is never written
+        #expect(throws: DecodingFailure.self) { try SchemaCodec.decode(bytes) }
+        #expect(Schema([embedded]).differences(to: topLevel) == ["Class 'E' changed from embedded to top-level."])
+    }
+}

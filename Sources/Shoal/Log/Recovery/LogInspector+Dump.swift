@@ -132,7 +132,8 @@ extension LogInspector {
                     if let change = step.change { head += "  \(RecoveryRendering.count(change.ops.count, "op"))" }
                     sink(head)
                     if step.record.type == .schemaChange {
-                        let classes = step.after.schema.objectSchema.map(\.className).joined(separator: ", ")
+                        let classes = step.after.schema.objectSchema.map { $0.className + ($0.isEmbedded ? " (embedded)" : "") }
+                            .joined(separator: ", ")
                         sink("    schema version \(step.after.schemaVersion): \(classes.isEmpty ? "no classes" : classes)")
                     }
                     for op in ops { sink("    " + op.text) }
