@@ -75,7 +75,7 @@ import Testing
         for round in 0..<200 {
             let policy = round % 4 == 3 ? "relaxed" : "durable"
             let before = try Realm(configuration: config).objects(Dog.self).count
-            let acknowledged = try Self.runAndKill(url.path, policy: policy, delayMicros: UInt32(rng.next() % 40_000))
+            let acknowledged = try Self.runAndKill(url.path, policy: policy, delayMicros: UInt32(rng.next() % (policy == "relaxed" ? 1_500 : 6_000)))
             acknowledgedTotal += acknowledged
             let realm = try Realm(configuration: config)
             let dogs = realm.objects(Dog.self)
