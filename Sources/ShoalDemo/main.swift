@@ -63,3 +63,19 @@ try realm.write { realm.object(ofType: Dog.self, forPrimaryKey: 1)!.age = 9 }   
 try realm.write { realm.object(ofType: Dog.self, forPrimaryKey: 2)!.name = "Fido II" }
 realm.refresh()
 token.invalidate()
+
+// Sections: dogs grouped by the first letter of their name, kept from each commit's changeset.
+let sections = realm.objects(Dog.self).sectioned(by: { String($0.name.prefix(1)) }, sortDescriptors: [SortDescriptor(keyPath: "name")])
+let sectionToken = sections.observe { change in
+    switch change {
+    case .initial(let sections): print("sections: initial", sections.map { "\($0.key): \($0.map(\.name).joined(separator: ", "))" })
+    case .update(let sections, let deletions, let insertions, _, let sectionsToInsert, let sectionsToDelete):
+        print("sections: deletions \(deletions.map { [$0[0], $0[1]] }) insertions \(insertions.map { [$0[0], $0[1]] })",
+            "new sections \(Array(sectionsToInsert)) gone \(Array(sectionsToDelete)) ->", sections.map { "\($0.key): \($0.map(\.name).joined(separator: ", "))" })
+    case .error(let error): print("sections:", error)
+    }
+}
+realm.refresh()
+try realm.write { realm.object(ofType: Dog.self, forPrimaryKey: 2)!.name = "Bolt" }   // leaves F, opens B
+realm.refresh()
+sectionToken.invalidate()
