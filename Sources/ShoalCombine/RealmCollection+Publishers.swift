@@ -1,9 +1,9 @@
 public import OpenCombine
 public import Shoal
 
-/// Publishers on every collection kind: ``Shoal/Results``, ``Shoal/List``,
-/// ``Shoal/MutableSet``, ``Shoal/LinkingObjects`` and
-/// ``Shoal/AnyRealmCollection``.
+/// Publishers on every collection kind: `Results`, `List`,
+/// `MutableSet`, `LinkingObjects` and
+/// `AnyRealmCollection`.
 ///
 /// ```swift
 /// let cancellable = dogs.changesetPublisher(keyPaths: ["name"])
@@ -31,20 +31,20 @@ extension RealmCollection where Self: RealmSubscribable {
         RealmPublishers.Value(self, keyPaths: keyPaths)
     }
 
-    /// A publisher that emits a ``Shoal/RealmCollectionChange`` at first and
+    /// A publisher that emits a `RealmCollectionChange` at first and
     /// after each change.
     public var changesetPublisher: RealmPublishers.CollectionChangeset<Self> {
         RealmPublishers.CollectionChangeset(self)
     }
 
-    /// A publisher that emits a ``Shoal/RealmCollectionChange`` at first and
+    /// A publisher that emits a `RealmCollectionChange` at first and
     /// after each change on the given key paths.
     public func changesetPublisher(keyPaths: [String]?) -> RealmPublishers.CollectionChangeset<Self> {
         RealmPublishers.CollectionChangeset(self, keyPaths: keyPaths)
     }
 }
 
-/// Publishers on ``Shoal/Map``.
+/// Publishers on `Map`.
 extension Map {
     /// A publisher that emits `Void` before each change of the map becomes
     /// visible on this thread (see ``RealmPublishers/WillChange``).
@@ -63,13 +63,13 @@ extension Map {
         RealmPublishers.Value(self, keyPaths: keyPaths)
     }
 
-    /// A publisher that emits a ``Shoal/RealmMapChange`` at first and after
+    /// A publisher that emits a `RealmMapChange` at first and after
     /// each change.
     public var changesetPublisher: RealmPublishers.MapChangeset<Key, Value> {
         RealmPublishers.MapChangeset(self)
     }
 
-    /// A publisher that emits a ``Shoal/RealmMapChange`` at first and after
+    /// A publisher that emits a `RealmMapChange` at first and after
     /// each change on the given key paths of its object values.
     public func changesetPublisher(keyPaths: [String]?) -> RealmPublishers.MapChangeset<Key, Value> {
         RealmPublishers.MapChangeset(self, keyPaths: keyPaths)
@@ -116,7 +116,7 @@ public func valuePublisher<T: RealmCollection & RealmSubscribable>(_ collection:
     RealmPublishers.Value(collection, keyPaths: keyPaths)
 }
 
-/// A publisher that emits an ``Shoal/ObjectChange`` each time a managed
+/// A publisher that emits an `ObjectChange` each time a managed
 /// object changes, and finishes when it is deleted.
 ///
 /// ```swift
@@ -128,7 +128,7 @@ public func changesetPublisher<T: Object>(_ object: T, keyPaths: [String]? = nil
     RealmPublishers.ObjectChangeset(object, keyPaths: keyPaths)
 }
 
-/// A publisher that emits a ``Shoal/RealmCollectionChange`` at first and
+/// A publisher that emits a `RealmCollectionChange` at first and
 /// after each change of a managed collection.
 public func changesetPublisher<T: RealmCollection & RealmSubscribable>(_ collection: T, keyPaths: [String]? = nil)
     -> RealmPublishers.CollectionChangeset<T>

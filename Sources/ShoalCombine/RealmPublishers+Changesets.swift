@@ -4,9 +4,9 @@ public import OpenCombineDispatch
 public import Shoal
 
 extension RealmPublishers {
-    /// A publisher that emits a ``Shoal/RealmCollectionChange`` at first and
+    /// A publisher that emits a `RealmCollectionChange` at first and
     /// after each change of a collection, as
-    /// ``Shoal/RealmCollection/observe(keyPaths:on:_:)`` reports them.
+    /// `RealmCollection/observe(keyPaths:on:_:)` reports them.
     ///
     /// `subscribe(on:)` and `receive(on:)` can be called on it directly;
     /// after another operator, call `threadSafeReference()` before
@@ -69,8 +69,8 @@ extension RealmPublishers {
         }
     }
 
-    /// A publisher that emits a ``Shoal/RealmMapChange`` at first and after
-    /// each change of a map, as ``Shoal/Map/observe(keyPaths:on:_:)``
+    /// A publisher that emits a `RealmMapChange` at first and after
+    /// each change of a map, as `Map/observe(keyPaths:on:_:)`
     /// reports them.
     ///
     /// - Note: Differs from Realm: generic over the map's key and value
@@ -124,7 +124,7 @@ extension RealmPublishers {
         }
     }
 
-    /// A publisher that emits an ``Shoal/ObjectChange`` each time an object
+    /// A publisher that emits an `ObjectChange` each time an object
     /// changes, and finishes when it is deleted.
     ///
     /// Create it with `changesetPublisher(_:keyPaths:)`. An invalid key path

@@ -25,7 +25,7 @@ extension ResultsSection: RealmSubscribable {
     public func _handedOver(to realm: Realm) -> ResultsSection? { handedOver(to: realm) }
 }
 
-/// Publishers on ``Shoal/SectionedResults`` and ``Shoal/ResultsSection``.
+/// Publishers on `SectionedResults` and `ResultsSection`.
 ///
 /// ```swift
 /// let cancellable = realm.objects(Dog.self).sectioned(by: \.breed, ascending: true)
@@ -55,13 +55,13 @@ extension RealmSectionedResult where Self: RealmSubscribable {
         RealmPublishers.Value(self, keyPaths: keyPaths)
     }
 
-    /// A publisher that emits a ``Shoal/SectionedResultsChange`` at first
+    /// A publisher that emits a `SectionedResultsChange` at first
     /// and after each change.
     public var changesetPublisher: RealmPublishers.SectionChangeset<Self> {
         RealmPublishers.SectionChangeset(self)
     }
 
-    /// A publisher that emits a ``Shoal/SectionedResultsChange`` at first
+    /// A publisher that emits a `SectionedResultsChange` at first
     /// and after each change on the given key paths.
     public func changesetPublisher(keyPaths: [String]?) -> RealmPublishers.SectionChangeset<Self> {
         RealmPublishers.SectionChangeset(self, keyPaths: keyPaths)
@@ -69,16 +69,16 @@ extension RealmSectionedResult where Self: RealmSubscribable {
 }
 
 extension RealmPublishers {
-    /// Realm's name for the changeset publisher of ``Shoal/SectionedResults``.
+    /// Realm's name for the changeset publisher of `SectionedResults`.
     public typealias SectionedResultsChangeset<Collection: RealmSectionedResult & RealmSubscribable> = SectionChangeset<Collection>
 
-    /// A publisher that emits a ``Shoal/SectionedResultsChange`` at first
+    /// A publisher that emits a `SectionedResultsChange` at first
     /// and after each change of sectioned results or of one section, as
     /// their `observe(keyPaths:on:_:)` reports them.
     ///
     /// - Note: Differs from Realm: demand is respected. Changes of
-    ///   ``Shoal/SectionedResults`` that arrive while the subscriber has no
-    ///   demand are merged into one; for a single ``Shoal/ResultsSection``,
+    ///   `SectionedResults` that arrive while the subscriber has no
+    ///   demand are merged into one; for a single `ResultsSection`,
     ///   whose changes cannot be lined up without the sections around it,
     ///   they arrive as one `.initial` with the current section (reload).
     public struct SectionChangeset<Collection: RealmSectionedResult & RealmSubscribable>: Publisher {

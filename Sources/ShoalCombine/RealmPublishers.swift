@@ -15,7 +15,7 @@ import Shoal
 ///     .sink(receiveCompletion: { _ in }, receiveValue: { dogs in print(dogs.count) })
 /// ```
 ///
-/// Each subscription holds one ``Shoal/NotificationToken``, invalidated when
+/// Each subscription holds one `NotificationToken`, invalidated when
 /// it is cancelled. Values are delivered as the token's callbacks are: on
 /// the observing thread at its next `refresh()` or `beginWrite()`, or on the
 /// queue given to `subscribe(on:)`.

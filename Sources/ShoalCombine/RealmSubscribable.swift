@@ -3,8 +3,8 @@ public import OpenCombine
 public import Shoal
 
 /// A Realm type that publishers can observe and hand over between queues:
-/// ``Shoal/Object``, ``Shoal/Results``, ``Shoal/List``, ``Shoal/MutableSet``,
-/// ``Shoal/LinkingObjects``, ``Shoal/AnyRealmCollection`` and ``Shoal/Map``.
+/// `Object`, `Results`, `List`, `MutableSet`,
+/// `LinkingObjects`, `AnyRealmCollection` and `Map`.
 ///
 /// You do not conform your own types: `valuePublisher(_:keyPaths:)`,
 /// `collectionPublisher`, `objectWillChange`, `freeze()` and

@@ -14,7 +14,7 @@ extension Map {
     /// }
     /// ```
     ///
-    /// Delivery is as for ``RealmCollection/observe(keyPaths:on:_:)``.
+    /// Delivery is as for `observe(keyPaths:on:_:)`.
     ///
     /// - Note: Differs from Realm: the keys in each array are sorted; their
     ///   order is unspecified in Realm.

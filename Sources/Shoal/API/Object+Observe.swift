@@ -18,7 +18,7 @@ extension Object {
     /// Observation is shallow unless key paths say otherwise: a change of a
     /// linked object counts only through a key path that reaches it, and is
     /// reported under the first property of that path. There is no initial
-    /// callback. Delivery is as for ``RealmCollection/observe(keyPaths:on:_:)``.
+    /// callback. Delivery is as for `observe(keyPaths:on:_:)`.
     ///
     /// An invalid key path makes `.error` the only call. Observing an
     /// unmanaged, frozen, deleted or invalidated object stops with Realm's message.
@@ -68,7 +68,7 @@ extension Object {
 
     /// Registers a block for changes of the properties typed key paths read
     /// (`[\Dog.name, \Dog.owner?.name]`); otherwise as
-    /// ``observe(keyPaths:on:_:)-(([String]?,_,_))``.
+    /// `observe(keyPaths:on:_:)`.
     public func observe<T: Object>(keyPaths: [PartialKeyPath<T>], on queue: DispatchQueue? = nil,
         _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken
     {

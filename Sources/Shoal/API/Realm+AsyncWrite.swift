@@ -123,9 +123,11 @@ extension Realm {
     /// realm.create(Dog.self, value: ["id": 9])
     /// realm.commitAsyncWrite { error in print(error == nil ? "saved" : "failed") }
     /// ```
-    /// - Parameter allowGrouping: accepted for Realm's signature; every
-    ///   commit is made when called (Shoal's group commit already batches
-    ///   the disk syncs of concurrent writers).
+    /// - Parameters:
+    ///   - allowGrouping: accepted for Realm's signature; every commit is
+    ///     made when called (Shoal's group commit already batches the disk
+    ///     syncs of concurrent writers).
+    ///   - onComplete: called with `nil` once committed, or with the error.
     /// - Returns: an identifier for ``cancelAsyncWrite(_:)``, which cancels
     ///   the callback but not the commit, as in Realm.
     @discardableResult

@@ -25,9 +25,7 @@ import Foundation
 /// - ``beginWrite()``
 /// - ``commitWrite()``
 /// - ``cancelWrite()``
-/// - ``add(_:update:)``
 /// - ``create(_:value:update:)``
-/// - ``delete(_:)``
 /// ### Reading
 /// - ``objects(_:)``
 /// - ``object(ofType:forPrimaryKey:)``

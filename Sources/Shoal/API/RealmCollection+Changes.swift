@@ -77,7 +77,7 @@ public struct RealmCollectionChanges<Collection: RealmCollection>: AsyncSequence
 extension RealmCollection {
     /// The collection's changes as an asynchronous sequence of frozen
     /// collections (see ``RealmCollectionChanges``), filtered by `keyPaths`
-    /// as ``observe(keyPaths:on:_:)`` does.
+    /// as `observe(keyPaths:on:_:)` does.
     ///
     /// Call it on the collection's thread; iterate it anywhere.
     public func changes(keyPaths: [String]? = nil) -> RealmCollectionChanges<Self> {

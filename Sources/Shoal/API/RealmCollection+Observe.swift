@@ -59,7 +59,7 @@ extension RealmCollection {
 
     /// Registers a block called with detailed changesets: moves, and
     /// modifications in both index spaces (see ``CollectionChangeSet``).
-    /// Otherwise as ``observe(keyPaths:on:_:)``.
+    /// Otherwise as `observe(keyPaths:on:_:)`.
     ///
     /// ```swift
     /// let token = dogs.sorted(byKeyPath: "age").observeDetailed { change in
@@ -114,7 +114,7 @@ extension RealmCollection {
 extension RealmCollection where Element: Object {
     /// Registers a block for changes, filtered by typed key paths
     /// (`[\Dog.name, \Dog.owner?.name]`); otherwise as
-    /// ``RealmCollection/observe(keyPaths:on:_:)``.
+    /// `observe(keyPaths:on:_:)`.
     public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,
         _ block: @escaping (RealmCollectionChange<Self>) -> Void) -> NotificationToken
     {

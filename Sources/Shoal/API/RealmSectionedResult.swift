@@ -43,7 +43,7 @@ public protocol RealmSectionedResult: RandomAccessCollection, Equatable, ThreadC
     /// it keeps its section and row; otherwise as a deletion plus an
     /// insertion (Realm's rule).
     ///
-    /// Delivery is as for ``RealmCollection/observe(keyPaths:on:_:)``. The
+    /// Delivery is as for `observe(keyPaths:on:_:)`. The
     /// section key is computed on the delivering thread or queue, and only
     /// for elements that are new or changed in what the key reads.
     func observe(keyPaths: [String]?, on queue: DispatchQueue?, _ block: @escaping (SectionedResultsChange<Self>) -> Void)
@@ -51,7 +51,7 @@ public protocol RealmSectionedResult: RandomAccessCollection, Equatable, ThreadC
 }
 
 extension RealmSectionedResult {
-    /// Registers a block for changes; see ``RealmSectionedResult/observe(keyPaths:on:_:)``.
+    /// Registers a block for changes; see `observe(keyPaths:on:_:)`.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
         _ block: @escaping (SectionedResultsChange<Self>) -> Void) -> NotificationToken
     {

@@ -15,9 +15,6 @@
 /// ## Topics
 /// ### Reading
 /// - ``count``
-/// - ``subscript(_:)``
-/// - ``first``
-/// - ``last``
 /// ### Versions
 /// - ``freeze()``
 /// - ``thaw()``

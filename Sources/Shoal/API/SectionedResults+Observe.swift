@@ -107,7 +107,7 @@ extension SectionedResultsChange {
 
 extension SectionedResults {
     /// Registers a block for changes to the sections; see
-    /// ``RealmSectionedResult/observe(keyPaths:on:_:)``.
+    /// `observe(keyPaths:on:_:)`.
     ///
     /// ```swift
     /// let token = sections.observe(keyPaths: ["name"], on: nil) { change in
@@ -125,7 +125,7 @@ extension SectionedResults {
     }
 
     /// Registers a block for changes, filtered by typed key paths
-    /// (`[\Dog.name]`); otherwise as ``observe(keyPaths:on:_:)``.
+    /// (`[\Dog.name]`); otherwise as `observe(keyPaths:on:_:)`.
     public func observe(keyPaths: [PartialKeyPath<SectionElement>], on queue: DispatchQueue? = nil,
         _ block: @escaping (SectionedResultsChange<SectionedResults>) -> Void) -> NotificationToken where SectionElement: Object
     {
@@ -142,7 +142,7 @@ extension SectionedResults {
     /// }
     /// ```
     ///
-    /// Filtered as ``observe(keyPaths:on:_:)``; a consumer that falls
+    /// Filtered as `observe(keyPaths:on:_:)`; a consumer that falls
     /// behind gets what it missed merged into one change. Call it on the
     /// sections' thread. The section key is computed on the iterating task,
     /// on frozen elements: it must not depend on anything but the element.
@@ -166,7 +166,7 @@ extension SectionedResults {
 
 extension ResultsSection {
     /// Registers a block for changes to this section only; see
-    /// ``RealmSectionedResult/observe(keyPaths:on:_:)``.
+    /// `observe(keyPaths:on:_:)`.
     ///
     /// ```swift
     /// let token = sections[0].observe { change in
@@ -190,7 +190,7 @@ extension ResultsSection {
     }
 
     /// Registers a block for changes to this section, filtered by typed key
-    /// paths; otherwise as ``observe(keyPaths:on:_:)``.
+    /// paths; otherwise as `observe(keyPaths:on:_:)`.
     public func observe(keyPaths: [PartialKeyPath<T>], on queue: DispatchQueue? = nil,
         _ block: @escaping (SectionedResultsChange<ResultsSection>) -> Void) -> NotificationToken where T: Object
     {

@@ -19,14 +19,13 @@
 /// Reading follows the rules of opening (PERSISTENCE.md §8.5): the newest
 /// snapshot that verifies, then the segments after it in version order, each
 /// record's checksum, version, payload decoding against the schema in force,
-/// and ``Snapshot/problem(applying:)`` for every op.
+/// and the check that each op applies, for every op.
 ///
 /// ## Topics
 /// - ``check(progress:)``
 /// - ``dump(_:format:progress:to:)``
 /// - ``stats(largest:)``
-/// - ``export(className:atVersion:format:to:)``
-/// - ``state(at:)``
+/// - ``export(className:at:format:to:)``
 public struct LogInspector: Sendable {
     let source: RecoverySource
 

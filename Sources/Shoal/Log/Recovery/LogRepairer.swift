@@ -46,6 +46,7 @@ public enum LogRepairer {
     /// }
     /// ```
     /// - Parameters:
+    ///   - path: the database directory to repair.
     ///   - mode: what to do about damage before the tail.
     ///   - backupPath: where to keep the original; by default `<path>.backup-<UTC time>`.
     ///   - progress: called while records are replayed.
@@ -170,8 +171,13 @@ public enum LogRepairer {
     /// ```swift
     /// try LogRepairer.replay(at: "app.shoal", to: .version(42), output: "app-at-42.shoal")
     /// ```
-    /// - Parameter isCancelled: polled before the new database is renamed into
-    ///   place; when it returns `true`, what was written is deleted.
+    /// - Parameters:
+    ///   - path: the database directory to read.
+    ///   - target: the version or time to stop at.
+    ///   - output: where to write the new database (must not exist).
+    ///   - ignoringLock: read even while another process has the database open.
+    ///   - isCancelled: polled before the new database is renamed into
+    ///     place; when it returns `true`, what was written is deleted.
     /// - Returns: the version the new database is at.
     /// - Throws: ``ShoalError`` as ``LogInspector/init(path:ignoringLock:progress:)``;
     ///   `missingVersions` when the version is not in the database;
