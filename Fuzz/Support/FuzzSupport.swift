@@ -106,6 +106,16 @@ enum FuzzSeeds {
     static var tests: URL { URL(fileURLWithPath: ProcessInfo.processInfo.environment["SHOAL_FUZZ_TESTS"] ?? "Tests") }
 
     /// Every database directory (`*.shoal`) under the fixtures, with its files.
+    /// Every record of the fixtures' logs, in order within each log file.
+    static func logRecords(_ body: (_ database: String, _ file: String, _ record: LogRecord) -> Void) {
+        for (db, files) in databases() {
+            for (name, bytes) in files where name.hasSuffix(".wal") {
+                guard let reader = try? LogReader(path: name, contents: bytes) else { continue }
+                _ = reader.replay { body(db, name, $0) }
+            }
+        }
+    }
+
     static func databases() -> [(name: String, files: [(name: String, bytes: [UInt8])])] {
         let manager = FileManager.default
         guard let versions = try? manager.contentsOfDirectory(atPath: fixtures.path) else { return [] }

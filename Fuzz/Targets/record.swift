@@ -9,21 +9,18 @@ import Foundation
 public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
     FuzzSeeds.writeIfAsked {
         var seeds: [(String, [UInt8])] = []
-        for (db, files) in FuzzSeeds.databases() {
-            for (name, bytes) in files where name.hasSuffix(".wal") {
-                guard let reader = try? LogReader(path: name, contents: bytes) else { continue }
-                var schema = Schema([])
-                var index = 0
-                _ = reader.replay { record in
-                    if record.type == .schemaChange, let (decoded, _) = try? SchemaRecord.decode(record.payload) { schema = decoded }
-                    guard record.type == .transaction else { return }
-                    let encoded = SchemaCodec.encode(schema)
-                    var input: [UInt8] = []
-                    input.appendLittleEndian(UInt32(encoded.count))
-                    seeds.append(("\(db)-\(name)-\(index)", input + encoded + record.payload))
-                    index += 1
-                }
-            }
+        var schema = Schema([])
+        var index = 0
+        var file = ""
+        FuzzSeeds.logRecords { db, name, record in
+            if "\(db)/\(name)" != file { (schema, index, file) = (Schema([]), 0, "\(db)/\(name)") }
+            if record.type == .schemaChange, let (decoded, _) = try? SchemaRecord.decode(record.payload) { schema = decoded }
+            guard record.type == .transaction else { return }
+            let encoded = SchemaCodec.encode(schema)
+            var input: [UInt8] = []
+            input.appendLittleEndian(UInt32(encoded.count))
+            seeds.append(("\(db)-\(name)-\(index)", input + encoded + record.payload))
+            index += 1
         }
         return seeds
     }

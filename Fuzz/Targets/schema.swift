@@ -7,13 +7,8 @@ import Foundation
 public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
     FuzzSeeds.writeIfAsked {
         var seeds: [(String, [UInt8])] = []
-        for (db, files) in FuzzSeeds.databases() {
-            for (name, bytes) in files where name.hasSuffix(".wal") {
-                guard let reader = try? LogReader(path: name, contents: bytes) else { continue }
-                _ = reader.replay { record in
-                    if record.type == .schemaChange { seeds.append(("\(db)-\(name)-\(record.version)", record.payload)) }
-                }
-            }
+        FuzzSeeds.logRecords { db, name, record in
+            if record.type == .schemaChange { seeds.append(("\(db)-\(name)-\(record.version)", record.payload)) }
         }
         return seeds
     }

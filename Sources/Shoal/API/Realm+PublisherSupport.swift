@@ -84,8 +84,7 @@ extension RealmCollection {
     package func handedOver(to realm: Realm) -> Self? {
         guard let source = self.realm else { return self }
         realm.catchUp(to: source.readVersion)
-        let moved = rebound(to: realm.instance)
-        return moved.isInvalidated ? nil : moved
+        return reboundIfValid(to: realm.instance)
     }
 }
 
@@ -95,8 +94,7 @@ extension Map {
     package func handedOver(to realm: Realm) -> Map? {
         guard let source = self.realm else { return self }
         realm.catchUp(to: source.readVersion)
-        let moved = rebinding(to: realm.instance)
-        return moved.isInvalidated ? nil : moved
+        return reboundIfValid(to: realm.instance)
     }
 }
 

@@ -115,10 +115,14 @@ extension RealmCollection {
         guard let base = resultsBase else { return nil }
         if isInvalidated { shoalPrecondition(ShoalError(.objectInvalidated, "Object has been deleted or invalidated.")) }
         return ThreadSafeHandle(coordinator: base.instance.coordinator, version: base.instance.current.version,
-            target: .collection(Rebinder { instance in
-                let collection = self.rebound(to: instance)
-                return collection.isInvalidated ? nil : collection
-            }))
+            target: .collection(Rebinder { self.reboundIfValid(to: $0) }))
+    }
+
+    /// The same collection read through another instance of its store, or
+    /// `nil` when its owner does not exist there.
+    func reboundIfValid(to instance: RealmInstance) -> Self? {
+        let collection = rebound(to: instance)
+        return collection.isInvalidated ? nil : collection
     }
 }
 
@@ -133,9 +137,13 @@ extension Map: ThreadSafeResolvable {
         guard let slot else { return nil }
         slot.ref.checkValid()
         return ThreadSafeHandle(coordinator: slot.ref.realm.coordinator, version: slot.ref.realm.current.version,
-            target: .collection(Rebinder { instance in
-                guard instance.current.isAlive(slot.ref.table, slot.ref.key) else { return nil }
-                return Map(slot: slot.rebound(to: instance))
-            }))
+            target: .collection(Rebinder { self.reboundIfValid(to: $0) }))
+    }
+
+    /// The same map read through another instance of its store, or `nil`
+    /// when its owner does not exist there.
+    func reboundIfValid(to instance: RealmInstance) -> Map? {
+        let map = rebinding(to: instance)
+        return map.isInvalidated ? nil : map
     }
 }
