@@ -97,9 +97,18 @@ enum OrderDiff {
     static func changes(from baseline: ContiguousArray<ElementID>, to current: ContiguousArray<ElementID>,
         touched: Set<ElementID>, modified: Set<ElementID>, replaced: Set<ElementID>) -> IndexChanges
     {
+        changes(change(from: baseline, to: current, touched: touched, watched: modified.union(replaced), replaced: replaced),
+            modified: modified)
+    }
+
+    /// The touched elements' old and new positions between `baseline` and
+    /// `current`, and those of the untouched `watched` ones: O(n), once,
+    /// however many sets of modified elements are then asked about.
+    static func change(from baseline: ContiguousArray<ElementID>, to current: ContiguousArray<ElementID>,
+        touched: Set<ElementID>, watched: Set<ElementID>, replaced: Set<ElementID>) -> OrderChange
+    {
         var change = OrderChange()
         change.replaced = replaced
-        let watched = modified.union(replaced)
         var keptOld: [ElementID: Int] = [:]
         for (index, id) in baseline.enumerated() {
             if touched.contains(id) {
@@ -115,7 +124,7 @@ enum OrderDiff {
                 change.kept[id] = (old, index)
             }
         }
-        return changes(change, modified: modified)
+        return change
     }
 
     /// Positions (in `values`) of a longest strictly increasing subsequence.

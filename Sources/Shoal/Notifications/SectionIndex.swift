@@ -41,8 +41,6 @@ struct SectionIndex: Sendable {
     private var sectionRuns: [[Int]] = []
     /// Each section's element count.
     private var sectionCounts: [Int] = []
-    /// The number of elements.
-    private(set) var count = 0
 
     /// Builds the sections of `elements` (in collection order), calling
     /// `key` once per element.
@@ -57,7 +55,6 @@ struct SectionIndex: Sendable {
                 runs.append(ChunkedArray(CollectionOfOne(value)))
             }
         }
-        count = elements.count
         rebuildSections()
     }
 
@@ -81,8 +78,8 @@ struct SectionIndex: Sendable {
         preconditionFailure("row out of range")
     }
 
-    /// The run holding flat position `index` and the offset in it; for
-    /// `index == count`, one past the last run.
+    /// The run holding flat position `index` and the offset in it; past
+    /// the last element, one past the last run.
     private func locate(_ index: Int) -> (run: Int, offset: Int) {
         let (run, offset) = flatLocate(index, in: runs) { $0.count }
         return (run, offset)
@@ -115,7 +112,6 @@ struct SectionIndex: Sendable {
     mutating func remove(atFlat index: Int) {
         let (run, offset) = locate(index)
         runs[run].remove(at: offset)
-        count -= 1
         guard runs[run].isEmpty else { return }
         runs.remove(at: run)
         runKeys.remove(at: run)
@@ -129,7 +125,6 @@ struct SectionIndex: Sendable {
 
     /// Inserts `value` with section key `key` at flat position `index`.
     mutating func insert(_ value: Value, key: Int, atFlat index: Int) {
-        count += 1
         let (run, offset) = locate(index)
         if offset == 0 {
             // Between runs: join the one before or the one after if the key matches.

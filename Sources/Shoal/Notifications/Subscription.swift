@@ -166,10 +166,11 @@ final class Subscription: @unchecked Sendable {
             return changes.isEmpty ? nil : .collection(changes)
         case .coalesced(let baseline, let touched, let modified, let replaced, _):
             guard let order = (notifier as? OrderNotifier)?.order else { return nil }
-            var changes = OrderDiff.changes(from: baseline, to: order, touched: touched, modified: modified, replaced: replaced)
-            if sectioning != nil {
-                addSectioning(to: &changes, rekeyed: OrderDiff.changes(from: baseline, to: order, touched: touched, modified: rekeyed, replaced: []))
-            }
+            // One pass over both orders serves the observer's modifications and the re-keying.
+            let change = OrderDiff.change(from: baseline, to: order, touched: touched,
+                watched: modified.union(replaced).union(rekeyed), replaced: replaced)
+            var changes = OrderDiff.changes(change, modified: modified)
+            if sectioning != nil { addSectioning(to: &changes, rekeyed: OrderDiff.changes(change, modified: rekeyed)) }
             return changes.isEmpty ? nil : .collection(changes)
         case .object(let deleted, let properties, let old):
             if deleted { return .object(deleted: true, properties: []) }
