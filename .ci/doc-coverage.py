@@ -9,33 +9,42 @@ Usage (from the package root):
 Exits 1, listing each undocumented declaration as `file:line: Symbol.path (kind)`, if there
 is any; 0 otherwise. CI (`.ci/run`) runs it after the DocC step.
 
-The source is the compiler's symbol graph (`swift package dump-symbol-graph`), not a regex:
-it holds every declaration of access level public or more, where it is declared, and the
-doc comment attached to it. It is dumped twice:
+The source is the compiler's symbol graph (`swift package dump-symbol-graph`), not a regex
+over the sources: it holds every declaration, its access level, where it is declared and the
+doc comment attached to it. It is dumped twice, at the internal access level (see `load`):
 
 - with `--skip-inherited-docs`, where a declaration has a doc comment only if it has its
   own `///` comment (the compiler would otherwise copy the comment of a protocol
   requirement the declaration satisfies, or of the member it overrides);
 - without it, where a declaration with no comment of its own shows the comment it inherits
-  and the module that comment comes from, so we know which requirement it satisfies.
+  and the module that comment comes from, which says whose requirement it satisfies.
 
-What is checked: every symbol declared in `Sources/Shoal/` or `Sources/ShoalCombine/`
-(members that protocol extensions in these modules give to types, and members other
-modules give to these types, are counted once, at their declaration or not at all).
-Extension blocks themselves are not declarations and are not checked; their members are.
+What is checked: every declaration in `Sources/Shoal/` or `Sources/ShoalCombine/` that is
+public API: declared public or open, in types and protocols that are public or open too.
+A member that a protocol extension gives to several types is one declaration, checked
+once, at its line. Extension blocks themselves are not declarations and are not checked;
+their members are.
 
 What is excluded: a member with no comment of its own that satisfies a requirement of a
 protocol declared outside Shoal (the Swift standard library, Foundation, Swift
-concurrency, OpenCombine, which stands in for Combine) and is pure protocol plumbing,
+concurrency, and OpenCombine, which stands in for Combine) and is pure protocol plumbing,
 whose meaning is the protocol's: its inherited comment is what DocC shows. Both conditions
-must hold: the compiler says which requirement the member satisfies (the inherited
-comment comes from one of EXTERNAL_MODULES), and the member's name is in PLUMBING below.
-So a `next()` that satisfies nothing is still reported, and so is a member of an external
-protocol that a Realm user calls for its Realm meaning (`count`, `isEmpty`, `first`,
-`last`, element subscripts, `init(arrayLiteral:)` and the like are not plumbing: they are
-reported and documented). Members that satisfy a requirement of a Shoal protocol (a
-`Results.count` for `RealmCollection.count`) are reported too: each collection documents
-its own members, as Realm does.
+must hold: the compiler says which requirement the member satisfies (its inherited comment
+comes from one of EXTERNAL_MODULES), and the member's name is in PLUMBING below. So:
+
+- `==`, `<`, `hash(into:)`, `startIndex`, `endIndex`, `index(after:)`, `makeIterator()`,
+  `next()`, `description`, `encode(to:)`, `init(from:)`, `id`, `rawValue`,
+  `errorDescription`, `receive(subscriber:)` and the like need no comment of their own;
+- a `next()` that satisfies no requirement is still reported, and so is a member of a
+  protocol extension (the compiler names no requirement for those);
+- members a Realm user calls for their Realm meaning are not plumbing, even where they
+  also satisfy a standard-library requirement: `count`, `isEmpty`, `first`, `last`,
+  element subscripts (a `List`'s subscript writes), literal initializers, associated-type
+  aliases (`Index`, `Element`...) are reported and documented;
+- members that satisfy a requirement of a Shoal protocol (`AnyRealmCollection.count` for
+  `RealmCollection.count`, `Bool.persistedType` for `PersistableValue.persistedType`) are
+  reported: each type says what the requirement means for it, as Realm documents each of
+  its collections' members.
 """
 
 import argparse
@@ -102,24 +111,57 @@ def dump_symbol_graphs(extra_flags):
     return match.group(1)
 
 
-def load(directory):
-    """The symbols declared in our sources, keyed by (precise identifier, graph file)."""
+PUBLIC = ("public", "open")
+# Relationships that make a symbol part of another: its visibility is bounded by its parent's.
+PARENT_KINDS = ("memberOf", "requirementOf", "optionalRequirementOf")
+
+
+def load(directory, only_public=True):
+    """The public API declared in our sources (or, not only_public, every symbol declared
+    there), keyed by (precise identifier, graph file).
+
+    The graphs are dumped at the internal access level, because a `public` member of an
+    extension of an internal protocol is public API of every public type conforming to it
+    (`RealmCollectionImpl` gives `Results` its `subscript`, `first`, `realm`...) and appears
+    only there, as a member synthesized into the type. A symbol is public API if it is
+    declared public or open and so is every type or protocol it belongs to; a parent missing
+    from a `Module@Other` graph is a type of the other module, which is public.
+    """
     symbols = {}
     for module in MODULES:
         for path in glob.glob(os.path.join(directory, f"{module}.symbols.json")) + \
                 glob.glob(os.path.join(directory, f"{module}@*.symbols.json")):
             graph = json.load(open(path))
-            for symbol in graph["symbols"]:
+            extends_other_module = "@" in os.path.basename(path)
+            by_id = {symbol["identifier"]["precise"]: symbol for symbol in graph["symbols"]}
+            parents = {}
+            for relationship in graph["relationships"]:
+                if relationship["kind"] in PARENT_KINDS:
+                    parents.setdefault(relationship["source"], []).append(relationship["target"])
+
+            def is_public(identifier, seen=()):
+                symbol = by_id.get(identifier)
+                if symbol is None:
+                    return extends_other_module
+                if symbol.get("accessLevel") not in PUBLIC or identifier in seen:
+                    return symbol.get("accessLevel") in PUBLIC
+                return all(is_public(parent, seen + (identifier,)) for parent in parents.get(identifier, []))
+
+            top_level_access = {symbol["pathComponents"][0]: symbol.get("accessLevel")
+                                for symbol in graph["symbols"] if len(symbol["pathComponents"]) == 1}
+
+            for identifier, symbol in by_id.items():
                 location = symbol.get("location")
-                if symbol.get("accessLevel") not in ("public", "open") or not location:
-                    continue
-                if symbol["kind"]["identifier"] == "swift.extension":
+                if not location or symbol["kind"]["identifier"] == "swift.extension":
                     continue
                 uri = location["uri"].removeprefix("file://")
                 relative = os.path.relpath(uri, os.getcwd())
-                if not relative.startswith(SOURCE_DIRS):
+                if not relative.startswith(SOURCE_DIRS) or (only_public and not is_public(identifier)):
                     continue
-                symbols[(symbol["identifier"]["precise"], os.path.basename(path))] = (symbol, relative)
+                # Named after a public type where one exists (`Results.first`, not
+                # `RealmCollectionImpl.first`); types of other modules are public.
+                symbol["namedPublicly"] = top_level_access.get(symbol["pathComponents"][0], "public") in PUBLIC
+                symbols[(identifier, os.path.basename(path))] = (symbol, relative)
     return symbols
 
 
@@ -134,35 +176,43 @@ def main():
 
     if arguments.own_docs_graphs and arguments.inherited_docs_graphs:
         own = load(arguments.own_docs_graphs)
-        inherited = load(arguments.inherited_docs_graphs)
+        inherited = load(arguments.inherited_docs_graphs, only_public=False)
     else:
         # dump-symbol-graph writes both runs to the same directory: load the first before the second.
-        own = load(dump_symbol_graphs(["--skip-inherited-docs"]))
-        inherited = load(dump_symbol_graphs([]))
+        own = load(dump_symbol_graphs(["--minimum-access-level", "internal", "--skip-inherited-docs"]))
+        inherited = load(dump_symbol_graphs(["--minimum-access-level", "internal"]), only_public=False)
+
+    def where(symbol, relative):
+        position = symbol["location"]["position"]
+        return (relative, position["line"] + 1, position["character"] + 1)
+
+    # The module a declaration's inherited comment comes from (so, whose requirement it
+    # satisfies), from any symbol at its location: the original may be a member of an
+    # internal protocol, and only its copies in public types public.
+    inherited_from = {}
+    for symbol, relative in inherited.values():
+        module = symbol.get("docComment", {}).get("module")
+        if module:
+            inherited_from.setdefault(where(symbol, relative), module)
 
     # One entry per declaration: a member a protocol extension gives to several types is one
     # declaration, documented or not once.
     declarations = {}
-    for key, (symbol, relative) in own.items():
-        position = symbol["location"]["position"]
-        where = (relative, position["line"] + 1, position["character"] + 1)
-        synthesized = "::SYNTHESIZED::" in symbol["identifier"]["precise"]
-        documented = "docComment" in symbol
-        inherited_symbol = inherited.get(key, (None, None))[0] or symbol
-        inherited_from = inherited_symbol.get("docComment", {}).get("module")
-        entry = declarations.get(where)
-        if entry is None or (entry["synthesized"] and not synthesized):
-            declarations[where] = {
+    for symbol, relative in own.values():
+        at = where(symbol, relative)
+        # Which symbol names the declaration: one named after a public type, the original before a copy.
+        rank = (symbol["namedPublicly"], "::SYNTHESIZED::" not in symbol["identifier"]["precise"])
+        entry = declarations.get(at)
+        documented = "docComment" in symbol or (entry is not None and entry["documented"])
+        if entry is None or entry["rank"] < rank:
+            entry = declarations[at] = {
                 "path": ".".join(symbol["pathComponents"]),
                 "title": symbol["names"]["title"],
                 "kind": symbol["kind"]["displayName"].lower(),
-                "synthesized": synthesized,
-                "documented": documented or (entry or {}).get("documented", False),
-                "inherited_from": inherited_from or (entry or {}).get("inherited_from"),
+                "rank": rank,
+                "inherited_from": inherited_from.get(at),
             }
-        else:
-            entry["documented"] = entry["documented"] or documented
-            entry["inherited_from"] = entry["inherited_from"] or inherited_from
+        entry["documented"] = documented
 
     undocumented, excluded, documented = [], [], 0
     for where, entry in sorted(declarations.items()):
