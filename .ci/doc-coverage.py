@@ -154,7 +154,7 @@ def load(directory, only_public=True):
                 location = symbol.get("location")
                 if not location or symbol["kind"]["identifier"] == "swift.extension":
                     continue
-                uri = location["uri"].removeprefix("file://")
+                uri = location["uri"][len("file://"):] if location["uri"].startswith("file://") else location["uri"]
                 relative = os.path.relpath(uri, os.getcwd())
                 if not relative.startswith(SOURCE_DIRS) or (only_public and not is_public(identifier)):
                     continue
