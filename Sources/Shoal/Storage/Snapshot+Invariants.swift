@@ -91,7 +91,7 @@ extension Snapshot: InvariantChecking {
             guard a.count == b.count, Array(a.alive) == Array(b.alive), Array(a.backlinks) == Array(b.backlinks),
                 Table.sameIndexes(a, b)
             else { return false }
-            for (ca, cb) in zip(a.scalars, b.scalars) where !zip(ca, cb).allSatisfy({ $0.isIdentical(to: $1) }) { return false }
+            for (ca, cb) in zip(a.scalars, b.scalars) where ca.count != cb.count || !(0..<ca.count).allSatisfy({ ca[$0].isIdentical(to: cb[$0]) }) { return false }
             for (p, la) in a.lists where !zip(la, b.lists[p]!).allSatisfy({ $0.count == $1.count && zip($0, $1).allSatisfy { $0.isIdentical(to: $1) } }) { return false }
             for (p, sa) in a.sets where Array(sa) != Array(b.sets[p]!) { return false }
             for (p, ma) in a.maps where Array(ma) != Array(b.maps[p]!) { return false }
