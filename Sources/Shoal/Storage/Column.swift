@@ -121,8 +121,41 @@ struct Column: Sendable {
         put(value, at: nil)
     }
 
-    mutating func append(contentsOf values: some Sequence<Value>) {
-        for v in values { put(v, at: nil) }
+    /// Appends `values` in order: the bulk path of inserted runs and loaded
+    /// snapshots. Values of the column's type go straight into its leaves,
+    /// with the storage taken out once; from the first value that is not
+    /// (a null, or another kind), the rest go one by one as ``append(_:)``
+    /// would.
+    mutating func append<C: Collection<Value>>(contentsOf values: C) {
+        var rest = values[...]
+        if case .link(let c, nil) = storage, let first = values.lazy.compactMap(\.linkValue).first {
+            storage = .link(c, target: first.table)
+        }
+        if nulls == nil {
+            switch storage {
+            case .int: edit({ $0.ints }, Storage.int) { c in while case .int(let x)? = rest.first { c.append(x); rest.removeFirst() } }
+            case .bool: edit({ $0.bools }, Storage.bool) { c in while case .bool(let x)? = rest.first { c.append(x); rest.removeFirst() } }
+            case .double: edit({ $0.doubles }, Storage.double) { c in while case .double(let x)? = rest.first { c.append(x); rest.removeFirst() } }
+            case .date: edit({ $0.dates }, Storage.date) { c in while case .date(let x)? = rest.first { c.append(x); rest.removeFirst() } }
+            case .link(_, let target):
+                edit({ $0.links }, linkWrap) { c in
+                    while let v = rest.first {
+                        if case .null = v {
+                            c.append(-1)
+                        } else if case .link(let link) = v, link.table == target {
+                            c.append(link.key.rawValue)
+                        } else {
+                            break
+                        }
+                        rest.removeFirst()
+                    }
+                }
+            case .string: editBytes { c in while case .string(let s)? = rest.first { c.append(s); rest.removeFirst() } }
+            case .values: edit({ $0.tagged }, Storage.values) { c in c.append(contentsOf: rest); rest = rest[rest.endIndex...] }
+            default: break
+            }
+        }
+        for v in rest { put(v, at: nil) }
     }
 
     /// Appends `n` nulls.
@@ -308,5 +341,27 @@ extension Column {
     /// Calls `body` with the value of each slot in `slots`, in order.
     func forEachValue(in slots: Range<Int>, _ body: (Value) -> Void) {
         for i in slots { body(self[i]) }
+    }
+}
+
+extension Column {
+    /// The name of the storage's case ("int", "string", "values", …), for
+    /// checks that two paths built the same representation.
+    var storageKind: String {
+        switch storage {
+        case .none: "none"
+        case .int: "int"
+        case .bool: "bool"
+        case .float: "float"
+        case .double: "double"
+        case .date: "date"
+        case .objectId: "objectId"
+        case .decimal: "decimal"
+        case .uuid: "uuid"
+        case .link: "link"
+        case .string: "string"
+        case .data: "data"
+        case .values: "values"
+        }
     }
 }
