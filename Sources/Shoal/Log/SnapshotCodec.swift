@@ -136,14 +136,7 @@ enum SnapshotCodec {
                     continue
                 }
                 buffer.removeAll(keepingCapacity: true)
-                let column = table.scalars[p]
-                var i = run.lowerBound
-                while i < run.upperBound {
-                    let (base, leaf) = column.chunk(containing: i)
-                    let upTo = min(run.upperBound, base + leaf.count)
-                    buffer.append(contentsOf: leaf[(i - base)..<(upTo - base)])
-                    i = upTo
-                }
+                table.scalars[p].forEachValue(in: run) { buffer.append($0) }
                 ChangeRecordCodec.encodeColumn(buffer, into: &w)
             }
             end = run.upperBound
