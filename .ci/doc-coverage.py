@@ -23,14 +23,16 @@ What is checked: every declaration in `Sources/Shoal/` or `Sources/ShoalCombine/
 public API: declared public or open, in types and protocols that are public or open too.
 A member that a protocol extension gives to several types is one declaration, checked
 once, at its line. Extension blocks themselves are not declarations and are not checked;
-their members are.
+their members are. Declarations marked `@available(*, unavailable)` are not in the symbol
+graph (nor in DocC) and are not checked.
 
 What is excluded: a member with no comment of its own that satisfies a requirement of a
 protocol declared outside Shoal (the Swift standard library, Foundation, Swift
 concurrency, and OpenCombine, which stands in for Combine) and is pure protocol plumbing,
-whose meaning is the protocol's: its inherited comment is what DocC shows. Both conditions
-must hold: the compiler says which requirement the member satisfies (its inherited comment
-comes from one of EXTERNAL_MODULES), and the member's name is in PLUMBING below. So:
+whose meaning is the protocol's (DocC lists it under that protocol's implementations).
+Both conditions must hold: the compiler says which requirement the member satisfies (its
+inherited comment comes from one of EXTERNAL_MODULES), and the member's name is in
+PLUMBING below. So:
 
 - `==`, `<`, `hash(into:)`, `startIndex`, `endIndex`, `index(after:)`, `makeIterator()`,
   `next()`, `description`, `encode(to:)`, `init(from:)`, `id`, `rawValue`,
@@ -169,8 +171,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--list-excluded", action="store_true",
                         help="also list the members excluded as protocol plumbing")
-    parser.add_argument("--own-docs-graphs", help="a directory dumped with --skip-inherited-docs (skips dumping)")
-    parser.add_argument("--inherited-docs-graphs", help="a directory dumped without it (skips dumping)")
+    parser.add_argument("--own-docs-graphs",
+                        help="symbol graphs dumped at the internal level with --skip-inherited-docs")
+    parser.add_argument("--inherited-docs-graphs",
+                        help="symbol graphs dumped at the internal level without it (with the "
+                             "other option: check those graphs instead of dumping new ones)")
     arguments = parser.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -188,7 +193,7 @@ def main():
 
     # The module a declaration's inherited comment comes from (so, whose requirement it
     # satisfies), from any symbol at its location: the original may be a member of an
-    # internal protocol, and only its copies in public types public.
+    # internal protocol, whose copies in public types are the public ones.
     inherited_from = {}
     for symbol, relative in inherited.values():
         module = symbol.get("docComment", {}).get("module")
@@ -215,8 +220,8 @@ def main():
         entry["documented"] = documented
 
     undocumented, excluded, documented = [], [], 0
-    for where, entry in sorted(declarations.items()):
-        line = f"{where[0]}:{where[1]}: {entry['path']} ({entry['kind']})"
+    for at, entry in sorted(declarations.items()):
+        line = f"{at[0]}:{at[1]}: {entry['path']} ({entry['kind']})"
         if entry["documented"]:
             documented += 1
         elif entry["inherited_from"] in EXTERNAL_MODULES and entry["title"] in PLUMBING:

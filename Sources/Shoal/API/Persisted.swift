@@ -74,6 +74,8 @@ public struct Persisted<T: PersistableValue> {
     /// The unmanaged value, or the type's default (stored on first read).
     var unmanagedValue: T { box?.current ?? T.persistedDefault() }
 
+    /// Unavailable: `@Persisted` works only on properties of ``Object``
+    /// subclasses, which reach the value through their object.
     @available(*, unavailable, message: "@Persisted can only be used on properties of Object subclasses")
     public var wrappedValue: T {
         get { fatalError("unreachable") }
