@@ -89,7 +89,7 @@ public struct LinkingObjects<Element: Object>: RealmCollectionImpl, @unchecked S
 extension LinkingObjects: PersistableValue {
     /// A computed property of the schema: the objects of `Element` linking here through the origin property.
     public static var persistedType: PersistedTypeInfo { .init(.linkingObjects, objectType: Element.self) }
-    /// Linking objects not yet bound to an origin property (a property's declaration supplies it).
+    /// Empty linking objects with no origin property.
     public static func persistedDefault() -> LinkingObjects { LinkingObjects(fromType: Element.self, property: "") }
     /// Linking objects are computed, never stored: stops with `unsupported`.
     public static func fromStored(_ stored: StoredValue, _ context: StoredContext) -> LinkingObjects {

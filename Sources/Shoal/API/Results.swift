@@ -23,7 +23,7 @@ public struct Results<Element: RealmCollectionValue>: RealmCollectionImpl, @unch
     public typealias Index = Int
     /// Iterates the elements the results held when iteration began (see ``RealmCollectionIterator``).
     public typealias Iterator = RealmCollectionIterator<Element>
-    /// A contiguous range of the results's elements, read through the results.
+    /// A contiguous range of the results' elements, read through the results.
     public typealias SubSequence = Slice<Self>
     /// The valid positions, `0..<count`.
     public typealias Indices = Range<Int>

@@ -95,7 +95,8 @@ public struct CheckReport: Codable, Sendable, Equatable {
     public let database: String
     /// The verdict.
     public let status: Status
-    /// The log format version of the segments (the highest, if they differ).
+    /// The log format version of the segments (the highest, if they differ;
+    /// this Shoal's when no segment header is readable).
     public let formatVersion: Int
     /// The schema at the last valid version.
     public let schema: SchemaSummary
