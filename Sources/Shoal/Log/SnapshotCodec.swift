@@ -170,7 +170,7 @@ enum SnapshotCodec {
     /// Writes the non-empty collections of one property of live objects:
     /// how many, then each one's key gap, size and elements.
     private static func encodeCollection<C>(
-        _ column: PersistentVector<C>, alive: PersistentVector<Bool>, size: (C) -> Int, into w: inout ByteWriter,
+        _ column: PersistentVector<C>, alive: Chunks<Bool>, size: (C) -> Int, into w: inout ByteWriter,
         _ elements: (C, inout ByteWriter) -> Void
     ) {
         var count = 0

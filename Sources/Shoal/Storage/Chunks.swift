@@ -80,6 +80,17 @@ struct Chunks<Element: Sendable>: RandomAccessCollection, Sendable {
         }
     }
 
+    /// The leaf holding value `i`, and the index of its first value.
+    func chunk(containing i: Int) -> (base: Int, elements: ContiguousArray<Element>) {
+        precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
+        return (i & ~Self.mask, leaves[i &>> Self.bits])
+    }
+
+    /// Calls `body` with each leaf, as an array, and the index of its first value.
+    func forEachChunk(_ body: (_ base: Int, _ leaf: ContiguousArray<Element>) throws -> Void) rethrows {
+        for (n, leaf) in leaves.enumerated() { try body(n &<< Self.bits, leaf) }
+    }
+
     /// Calls `body` with each leaf and the index of its first value.
     @inline(__always)
     func forEachLeaf(_ body: (_ base: Int, _ leaf: UnsafeBufferPointer<Element>) throws -> Void) rethrows {

@@ -25,7 +25,7 @@ struct Table: Sendable {
     var sets: [Int: PersistentVector<OrderedSet<Value>>] = [:]
     var maps: [Int: PersistentVector<OrderedDictionary<String, Value>>] = [:]
     /// Whether each slot holds a live object.
-    var alive = PersistentVector<Bool>()
+    var alive = Chunks<Bool>()
     /// Links pointing at each object, in the order they were made.
     var backlinks = PersistentVector<[Backlink]>()
     /// The number of live objects.
@@ -161,7 +161,7 @@ extension Table {
             maps.values[k].append(contentsOf: repeatElement([:], count: n))
             maps.values.formIndex(after: &k)
         }
-        alive.append(contentsOf: repeatElement(isAlive, count: n))
+        alive.append(repeating: isAlive, count: n)
         backlinks.append(contentsOf: repeatElement([], count: n))
         if isAlive { count += n }
     }

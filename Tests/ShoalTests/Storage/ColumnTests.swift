@@ -86,7 +86,7 @@ import Testing
             for _ in 0..<n {
                 column.append(type == .int ? .int(Int64.random(in: 0...15, using: &rng)) : Self.value(.string, &rng, nullOneIn: round % 4 == 0 ? 5 : Int.max))
             }
-            var alive = PersistentVector<Bool>()
+            var alive = Chunks<Bool>()
             for _ in 0..<n { alive.append(Int.random(in: 0..<7, using: &rng) != 0) }
             var leaves: [ContiguousArray<Bool>] = []
             alive.forEachChunk { _, chunk in leaves.append(chunk) }
