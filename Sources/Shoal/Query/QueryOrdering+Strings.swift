@@ -13,7 +13,8 @@ extension OrderingStep {
     static func sortByStringColumn(_ elements: [Value], _ key: SortKey, _ snapshot: Snapshot) -> [Value]? {
         guard key.path.steps.count == 1, let step = key.path.steps.first else { return nil }
         let column = snapshot.withTable(step.table) { $0.pointee.scalars[step.index] }
-        guard column.nulls == nil, case .string(let strings) = column.storage else { return nil }
+        guard column.nulls == nil, column.kind == .string else { return nil }
+        let strings = column.bytes
         var entries: [(prefix: UInt64, slot: Int32, position: Int32)] = []
         entries.reserveCapacity(elements.count)
         for (position, element) in elements.enumerated() {

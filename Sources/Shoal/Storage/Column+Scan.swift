@@ -11,7 +11,7 @@ extension Column {
         let shift = Chunks<Bool>.bits, mask = Chunks<Bool>.mask
         @inline(__always) func isLive(_ slot: Int) -> Bool { alive[slot &>> shift][slot & mask] }
         var keys: [ObjectKey] = []
-        if nulls == nil, let test = IntegerTest(matcher), case .int(let ints) = storage {
+        if nulls == nil, kind == .int, let test = IntegerTest(matcher) {
             ints.forEachLeaf { base, leaf in
                 for (offset, x) in leaf.enumerated() where test.passes(x) && isLive(base &+ offset) {
                     keys.append(ObjectKey(Int64(base &+ offset)))
@@ -19,8 +19,8 @@ extension Column {
             }
             return keys
         }
-        if nulls == nil, case .string(let strings) = storage, let wanted = StringEquality(matcher) {
-            for (n, leaf) in strings.leaves.enumerated() {
+        if nulls == nil, kind == .string, let wanted = StringEquality(matcher) {
+            for (n, leaf) in bytes.leaves.enumerated() {
                 let base = n &<< Chunks<UInt8>.bits
                 leaf.bytes.withUnsafeBytes { bytes in
                     leaf.ends.withUnsafeBufferPointer { ends in
