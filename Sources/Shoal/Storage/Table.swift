@@ -281,8 +281,12 @@ struct IndexInput: Sendable {
             let end = min(slots.upperBound, base + live.count)
             let first = keys.count
             for s in slot..<end where live[s - base] { keys.append(ObjectKey(Int64(s))) }
-            for (i, p) in properties.enumerated() {
-                for key in keys[first...] { columns[i].append(table.scalars[p][key.slot]) }
+            // Through a buffer pointer: `scalars[p]` would copy the column
+            // (a retain per kind of leaves) for every value.
+            table.scalars.withUnsafeBufferPointer { scalars in
+                for (i, p) in properties.enumerated() {
+                    for key in keys[first...] { columns[i].append(scalars[p][key.slot]) }
+                }
             }
             slot = end
         }
