@@ -103,23 +103,32 @@ struct Column: Sendable {
 
     /// The value in slot `i`.
     subscript(i: Int) -> Value {
-        if let nulls, nulls[i] { return .null }
-        switch kind {
+        withUnsafePointer(to: self) { Self.value($0, i) }
+    }
+
+    /// The value in slot `i` of the column at `column`, read in place:
+    /// the form of ``subscript(_:)`` for hot paths, which reach columns
+    /// through pointers so that no column is copied (a copy retains every
+    /// kind's leaves).
+    @inline(__always)
+    static func value(_ column: UnsafePointer<Column>, _ i: Int) -> Value {
+        if column.pointee.nulls?[i] == true { return .null }
+        switch column.pointee.kind {
         case .none: return .null
-        case .int: return .int(ints[i])
-        case .bool: return .bool(bools[i])
-        case .float: return .float(floats[i])
-        case .double: return .double(doubles[i])
-        case .date: return .date(Date(timeIntervalSinceReferenceDate: doubles[i]))
-        case .objectId: return .objectId(objectIds[i])
-        case .decimal: return .decimal(decimals[i])
-        case .uuid: return .uuid(uuids[i])
+        case .int: return .int(column.pointee.ints[i])
+        case .bool: return .bool(column.pointee.bools[i])
+        case .float: return .float(column.pointee.floats[i])
+        case .double: return .double(column.pointee.doubles[i])
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: column.pointee.doubles[i]))
+        case .objectId: return .objectId(column.pointee.objectIds[i])
+        case .decimal: return .decimal(column.pointee.decimals[i])
+        case .uuid: return .uuid(column.pointee.uuids[i])
         case .link:
-            let key = ints[i]
-            return key < 0 ? .null : .link(Link(table: linkTarget!, key: ObjectKey(key)))
-        case .string: return .string(bytes.string(i))
-        case .data: return .data(bytes.withBytes(i) { Data($0) })
-        case .values: return tagged[i]
+            let key = column.pointee.ints[i]
+            return key < 0 ? .null : .link(Link(table: column.pointee.linkTarget!, key: ObjectKey(key)))
+        case .string: return .string(column.pointee.bytes.string(i))
+        case .data: return .data(column.pointee.bytes.withBytes(i) { Data($0) })
+        case .values: return column.pointee.tagged[i]
         }
     }
 

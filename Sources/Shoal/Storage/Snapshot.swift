@@ -39,7 +39,7 @@ struct Snapshot: Sendable {
     /// The value of a single-valued property of a live object.
     func value(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> Value {
         // Through a buffer pointer: `scalars[property]` copies the column.
-        withTable(table) { $0.pointee.scalars.withUnsafeBufferPointer { ($0.baseAddress! + property).pointee[key.slot] } }
+        withTable(table) { $0.pointee.scalars.withUnsafeBufferPointer { Column.value($0.baseAddress! + property, key.slot) } }
     }
 
     func list(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> [Value] {

@@ -285,7 +285,7 @@ struct IndexInput: Sendable {
             // (a retain per kind of leaves) for every value.
             table.scalars.withUnsafeBufferPointer { scalars in
                 for (i, p) in properties.enumerated() {
-                    for key in keys[first...] { columns[i].append((scalars.baseAddress! + p).pointee[key.slot]) }
+                    for key in keys[first...] { columns[i].append(Column.value(scalars.baseAddress! + p, key.slot)) }
                 }
             }
             slot = end
