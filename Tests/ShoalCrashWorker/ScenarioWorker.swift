@@ -6,10 +6,10 @@ import ShoalTestSupport
 /// (migrating it when the scenario's schema version is above the stored one),
 /// then commits one item and the counter per transaction until killed,
 /// compacting explicitly or automatically as the scenario says. Prints
-/// ``CrashScenario/migratingLine`` when the migration block has run (the
-/// migration's write follows) and ``CrashScenario/openedLine`` once open, each
-/// followed by the monotonic clock in nanoseconds, and the id of each item
-/// after `write` returns.
+/// ``CrashScenario/openingLine`` before opening, ``CrashScenario/migratingLine``
+/// when the migration block has run (the migration's write follows) and
+/// ``CrashScenario/openedLine`` once open, each followed by the monotonic clock
+/// in nanoseconds, and the id of each item after `write` returns.
 enum ScenarioWorker {
     static func run(_ path: String, _ scenario: CrashScenario) throws -> Never {
         var config = CrashScenario.configuration(URL(fileURLWithPath: path), schemaVersion: scenario.schemaVersion,
@@ -23,6 +23,8 @@ enum ScenarioWorker {
             config.compactionMinimumLogBytes = scenario.autoCompactBytes
             config.compactionLogGrowthFactor = 0
         }
+        if scenario.compactOnLaunch { config.shouldCompactOnLaunch = { _, _ in true } }
+        say("\(CrashScenario.openingLine) \(monotonicNanos())")
         let realm = try Realm(configuration: config)
         say("\(CrashScenario.openedLine) \(monotonicNanos())")
         let noteName = scenario.schemaVersion % 2 == 0 ? "note" : "text"

@@ -25,22 +25,28 @@ public struct CrashScenario: Equatable, Sendable {
     /// `compactionMinimumLogBytes`, with a growth factor of 0, so commits roll
     /// the log into a new segment and snapshot automatically (0: the defaults).
     public var autoCompactBytes: Int64
+    /// Sets `shouldCompactOnLaunch` to always compact when opening.
+    public var compactOnLaunch: Bool
 
+    /// The line the worker prints just before it opens the database.
+    public static let openingLine = "opening"
     /// The line the worker prints from its migration block, when the migration's write begins.
     public static let migratingLine = "migrating"
     /// The line the worker prints once the database is open.
     public static let openedLine = "opened"
 
-    public init(durable: Bool, schemaVersion: UInt64, compactEvery: Int, autoCompactBytes: Int64) {
+    public init(durable: Bool, schemaVersion: UInt64, compactEvery: Int, autoCompactBytes: Int64, compactOnLaunch: Bool = false) {
         self.durable = durable
         self.schemaVersion = schemaVersion
         self.compactEvery = compactEvery
         self.autoCompactBytes = autoCompactBytes
+        self.compactOnLaunch = compactOnLaunch
     }
 
     /// The worker's arguments after `PATH scenario`.
     public var arguments: [String] {
-        ["durable=\(durable)", "schemaVersion=\(schemaVersion)", "compactEvery=\(compactEvery)", "autoCompactBytes=\(autoCompactBytes)"]
+        ["durable=\(durable)", "schemaVersion=\(schemaVersion)", "compactEvery=\(compactEvery)", "autoCompactBytes=\(autoCompactBytes)",
+            "compactOnLaunch=\(compactOnLaunch)"]
     }
 
     /// Parses ``arguments``; `nil` if one is missing or malformed.
@@ -52,9 +58,10 @@ public struct CrashScenario: Equatable, Sendable {
             values[parts[0]] = parts[1]
         }
         guard let durable = values["durable"].flatMap(Bool.init), let version = values["schemaVersion"].flatMap(UInt64.init),
-            let every = values["compactEvery"].flatMap(Int.init), let bytes = values["autoCompactBytes"].flatMap(Int64.init)
+            let every = values["compactEvery"].flatMap(Int.init), let bytes = values["autoCompactBytes"].flatMap(Int64.init),
+            let onLaunch = values["compactOnLaunch"].flatMap(Bool.init)
         else { return nil }
-        self.init(durable: durable, schemaVersion: version, compactEvery: every, autoCompactBytes: bytes)
+        self.init(durable: durable, schemaVersion: version, compactEvery: every, autoCompactBytes: bytes, compactOnLaunch: onLaunch)
     }
 
     /// The item class of a schema version: ``CrashItemA`` for even ones, ``CrashItemB`` for odd ones.

@@ -6,24 +6,46 @@ import Testing
 /// The SIGKILL test over more of the write path: in rounds the seed picks, the
 /// worker also compacts (`compact()`: a log roll and a snapshot), rolls its log
 /// automatically (a tiny compaction threshold; segments roll only at a
-/// compaction, so this is how they roll while committing), or opens at the
-/// next schema version and is killed while the migration's snapshot is written.
+/// compaction, so this is how they roll while committing), opens at the next
+/// schema version and is killed while the migration's snapshot is written, or
+/// is killed while opening with `shouldCompactOnLaunch`.
 extension CrashTests {
+    /// When a round's kill delay starts.
+    enum KillTrigger {
+        /// At the first acknowledged commit.
+        case firstAcknowledgement
+        /// When the migration block has run: the migration's write follows.
+        case migrating
+        /// Just before the worker opens the database.
+        case opening
+
+        var line: String {
+            switch self {
+            case .firstAcknowledgement: ""
+            case .migrating: CrashScenario.migratingLine
+            case .opening: CrashScenario.openingLine
+            }
+        }
+    }
+
     /// What the worker said before it was killed.
     struct WorkerOutput {
         /// Items whose transaction `write` returned from.
         var acknowledged = 0
-        /// CLOCK_MONOTONIC nanoseconds at which the migration block ended and the database was open.
-        var migratingAt: UInt64?
-        var openedAt: UInt64?
+        /// CLOCK_MONOTONIC nanoseconds of the worker's marker lines, by line.
+        var marks: [String: UInt64] = [:]
         /// Standard error, when the worker ended by itself (it never should).
         var failure: String?
+
+        /// Microseconds from one marker line to another, when the worker printed both.
+        func micros(from start: String, to end: String) -> Double? {
+            guard let a = marks[start], let b = marks[end], b > a else { return nil }
+            return Double(b - a) / 1_000
+        }
     }
 
-    /// Runs the worker in `scenario` mode and kills it `delayMicros` after its
-    /// first acknowledgement, or, when `migrating`, after it says the migration
-    /// block ran (the migration's write follows, then the open returns).
-    static func runScenario(_ path: String, _ scenario: CrashScenario, migrating: Bool, delayMicros: UInt32) throws -> WorkerOutput {
+    /// Runs the worker in `scenario` mode and kills it `delayMicros` after `trigger`.
+    static func runScenario(_ path: String, _ scenario: CrashScenario, trigger: KillTrigger, delayMicros: UInt32) throws -> WorkerOutput {
         let process = Process()
         process.executableURL = workerURL
         process.arguments = [path, "scenario"] + scenario.arguments
@@ -36,7 +58,7 @@ extension CrashTests {
         var endedBySelf = false
         func lines() -> [Substring] { received.split(separator: "\n", omittingEmptySubsequences: false).dropLast() }
         func triggered() -> Bool {
-            lines().contains { migrating ? $0.hasPrefix(CrashScenario.migratingLine) : Int($0) != nil }
+            lines().contains { trigger == .firstAcknowledgement ? Int($0) != nil : $0.hasPrefix(trigger.line + " ") }
         }
         while !triggered() {
             let chunk = output.fileHandleForReading.availableData
@@ -59,10 +81,8 @@ extension CrashTests {
             let words = line.split(separator: " ")
             if Int(line) != nil {
                 result.acknowledged += 1
-            } else if words.first == Substring(CrashScenario.migratingLine), words.count == 2 {
-                result.migratingAt = UInt64(words[1])
-            } else if words.first == Substring(CrashScenario.openedLine), words.count == 2 {
-                result.openedAt = UInt64(words[1])
+            } else if words.count == 2, let nanos = UInt64(words[1]) {
+                result.marks[String(words[0])] = nanos
             }
         }
         return result
@@ -74,7 +94,35 @@ extension CrashTests {
         return text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) ?? 0x5EED_C4A5 : UInt64(text) ?? 0x5EED_C4A5
     }
 
-    @Test("kills while compacting, rolling the log and migrating never lose an acknowledged transaction, and a migration is all or nothing")
+    static let scenarioRounds = 300
+
+    /// A round's scenario and kill trigger, drawn from `rng`, at the stored `schemaVersion`.
+    static func drawScenario(_ rng: inout SeededRandom, schemaVersion: UInt64) -> (CrashScenario, KillTrigger) {
+        let kind = rng.next() % 10
+        let durable = rng.next() % 4 != 0
+        let every = [1, 2, 3, 5][Int(rng.next() % 4)]
+        let bytes: Int64 = [512, 2_048, 8_192][Int(rng.next() % 3)]
+        var scenario = CrashScenario(durable: durable, schemaVersion: schemaVersion, compactEvery: 0, autoCompactBytes: 0)
+        switch kind {
+        case 0, 1: scenario.compactEvery = every
+        case 2, 3: scenario.autoCompactBytes = bytes
+        case 4:
+            scenario.compactEvery = every
+            scenario.autoCompactBytes = bytes
+        case 5, 6, 7:
+            scenario.schemaVersion += 1
+            if kind == 6 { scenario.compactEvery = every }
+            if kind == 7 { scenario.autoCompactBytes = bytes }
+            return (scenario, .migrating)
+        case 8:
+            scenario.compactOnLaunch = true
+            return (scenario, .opening)
+        default: break
+        }
+        return (scenario, .firstAcknowledgement)
+    }
+
+    @Test("kills while compacting, rolling the log, migrating and opening never lose an acknowledged transaction, and a migration is all or nothing")
     func scenarioKillLoop() throws {
         let seed = Self.scenarioSeed
         print("CrashTests.scenarioKillLoop: seed 0x\(String(seed, radix: 16)) (set SHOAL_CRASH_SEED to repeat)")
@@ -91,42 +139,46 @@ extension CrashTests {
                 realm.create(CrashCounter.self, value: ["id": 0, "count": count])
             }
         }
-        // The time from the end of the migration block to the end of the open
-        // (the migration's write), as the worker measured it; killing within
-        // 1.5 times it lands before, in and after the write.
         var snapshotBefore = try LogInspector(path: url.path).check().versions.snapshot
+        // Killing within 1.5 times what the migration's write (from the end
+        // of the migration block to the end of the open), or twice what an
+        // open (any round's; with a compaction on launch it takes longer)
+        // took lately, as the worker measured them, lands before, in and
+        // after it, whatever the machine's load.
         var migrationWriteMicros = 5_000.0
-        var tally = (migrations: 0, migrated: 0, notMigrated: 0, compactions: 0, leftovers: 0)
+        var openMicros = 20_000.0
+        var tally = (migrations: 0, migrated: 0, notMigrated: 0, compactions: 0, temporaryFiles: 0, opens: 0)
         for round in 0..<Self.scenarioRounds {
-            let kind = rng.next() % 8
-            let migrating = kind >= 5
-            var scenario = CrashScenario(
-                durable: rng.next() % 4 != 0, schemaVersion: schemaVersion + (migrating ? 1 : 0),
-                compactEvery: kind <= 1 || kind == 4 || kind == 6 ? [1, 2, 3, 5][Int(rng.next() % 4)] : 0,
-                autoCompactBytes: kind == 2 || kind == 3 || kind == 4 || kind == 7 ? [512, 2_048, 8_192][Int(rng.next() % 3)] : 0)
-            if kind == 5 { scenario.compactEvery = 0 }
+            let (scenario, trigger) = Self.drawScenario(&rng, schemaVersion: schemaVersion)
             let fraction = Double(rng.next() % 1_000) / 1_000
-            let delay = migrating ? fraction * 1.5 * migrationWriteMicros : fraction * (scenario.durable ? 15_000 : 3_000)
-            var label = "round \(round) of seed \(seed) (\(scenario.arguments.joined(separator: " ")))"
-            let output = try Self.runScenario(url.path, scenario, migrating: migrating, delayMicros: UInt32(delay))
+            let window: Double =
+                switch trigger {
+                case .migrating: 1.5 * migrationWriteMicros
+                case .opening: 2 * openMicros
+                case .firstAcknowledgement: scenario.durable ? 15_000 : 3_000
+                }
+            var label = "round \(round) of seed 0x\(String(seed, radix: 16)) (\(scenario.arguments.joined(separator: " ")))"
+            let output = try Self.runScenario(url.path, scenario, trigger: trigger, delayMicros: UInt32(fraction * window))
             if let failure = output.failure {
                 Issue.record("\(label): the worker failed by itself: \(failure)")
                 return
             }
-            if let start = output.migratingAt, let end = output.openedAt, end > start {
-                migrationWriteMicros = 0.5 * migrationWriteMicros + 0.5 * Double(end - start) / 1_000
+            if let micros = output.micros(from: CrashScenario.migratingLine, to: CrashScenario.openedLine) {
+                migrationWriteMicros = 0.5 * migrationWriteMicros + 0.5 * micros
+            }
+            if let micros = output.micros(from: CrashScenario.openingLine, to: CrashScenario.openedLine) {
+                openMicros = 0.5 * openMicros + 0.5 * micros
             }
 
             // What the kill left, before anything repairs it: at most a torn tail.
             let report = try LogInspector(path: url.path).check()
             label += ", killed with \(report.files.map(\.name).filter { $0 != "LOCK" })"
             #expect(report.status != .damaged, "\(label): \(report.text)")
-            if report.files.contains(where: { $0.kind == "temporary" }) || report.files.count(where: { $0.kind == "snapshot" }) > 1 {
-                tally.leftovers += 1
-            }
+            if report.files.contains(where: { $0.kind == "temporary" }) { tally.temporaryFiles += 1 }
             if report.versions.snapshot != snapshotBefore { tally.compactions += 1 }
+            if trigger == .opening, output.marks[CrashScenario.openedLine] == nil { tally.opens += 1 }
             let stored = report.schema.version
-            if migrating {
+            if trigger == .migrating {
                 tally.migrations += 1
                 if stored == scenario.schemaVersion { tally.migrated += 1 } else { tally.notMigrated += 1 }
                 #expect(stored == schemaVersion || stored == scenario.schemaVersion, "\(label): stored schema version \(stored)")
@@ -148,16 +200,14 @@ extension CrashTests {
             #expect(after.status == .healthy, "\(label), after reopening: \(after.text)")
             snapshotBefore = after.versions.snapshot
         }
-        print("CrashTests.scenarioKillLoop: \(tally.migrations) migrations killed (\(tally.migrated) finished, \(tally.notMigrated) not), "
-            + "\(tally.compactions) rounds compacted, \(tally.leftovers) killed mid-compaction, \(count) items, "
-            + "migration write ~\(Int(migrationWriteMicros)) µs")
+        print("CrashTests.scenarioKillLoop: \(tally.migrations) migrations killed (\(tally.migrated) done, \(tally.notMigrated) not), "
+            + "\(tally.opens) opens killed, \(tally.compactions) rounds compacted, \(tally.temporaryFiles) left a temporary file, "
+            + "\(count) items; a migration's write took ~\(Int(migrationWriteMicros)) µs, an open ~\(Int(openMicros)) µs")
         // The kill window covers the migration's write: some kills land before
         // the new snapshot is in place, some after.
         #expect(tally.migrated > 0 && tally.notMigrated > 0, "seed \(seed): \(tally)")
-        #expect(tally.compactions > 0)
+        #expect(tally.compactions > 0 && tally.opens > 0, "seed \(seed): \(tally)")
     }
-
-    static let scenarioRounds = 300
 
     /// Opens the database at its stored schema version and checks that it is
     /// one committed state: the counter equals the number of items, the ids
