@@ -31,11 +31,12 @@ enum ScenarioWorker {
         var next = realm.dynamicObjects("CrashItem").count
         var commits = 0
         while true {
+            let padding = scenario.bulkBytes > 0 ? CrashScenario.padding(count: next + 1, bytes: scenario.bulkBytes) : ""
             try realm.write {
                 var value: [String: Any] = ["id": next, "stamp": Int(scenario.schemaVersion), noteName: CrashScenario.note(id: next)]
                 if scenario.schemaVersion % 2 == 1 { value["label"] = CrashScenario.label(schemaVersion: scenario.schemaVersion) }
                 realm.dynamicCreate("CrashItem", value: value)
-                realm.create(CrashCounter.self, value: ["id": 0, "count": next + 1], update: .modified)
+                realm.create(CrashCounter.self, value: ["id": 0, "count": next + 1, "padding": padding], update: .modified)
             }
             say(String(next))
             next += 1

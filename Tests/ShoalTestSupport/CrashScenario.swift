@@ -27,6 +27,10 @@ public struct CrashScenario: Equatable, Sendable {
     public var autoCompactBytes: Int64
     /// Sets `shouldCompactOnLaunch` to always compact when opening.
     public var compactOnLaunch: Bool
+    /// Each transaction also stores this many incompressible bytes in the
+    /// counter's ``CrashCounter/padding`` (0: none), so that a record's write
+    /// is long enough for the kill to tear it.
+    public var bulkBytes: Int
 
     /// The line the worker prints just before it opens the database.
     public static let openingLine = "opening"
@@ -35,18 +39,22 @@ public struct CrashScenario: Equatable, Sendable {
     /// The line the worker prints once the database is open.
     public static let openedLine = "opened"
 
-    public init(durable: Bool, schemaVersion: UInt64, compactEvery: Int, autoCompactBytes: Int64, compactOnLaunch: Bool = false) {
+    public init(
+        durable: Bool, schemaVersion: UInt64, compactEvery: Int, autoCompactBytes: Int64, compactOnLaunch: Bool = false,
+        bulkBytes: Int = 0
+    ) {
         self.durable = durable
         self.schemaVersion = schemaVersion
         self.compactEvery = compactEvery
         self.autoCompactBytes = autoCompactBytes
         self.compactOnLaunch = compactOnLaunch
+        self.bulkBytes = bulkBytes
     }
 
     /// The worker's arguments after `PATH scenario`.
     public var arguments: [String] {
         ["durable=\(durable)", "schemaVersion=\(schemaVersion)", "compactEvery=\(compactEvery)", "autoCompactBytes=\(autoCompactBytes)",
-            "compactOnLaunch=\(compactOnLaunch)"]
+            "compactOnLaunch=\(compactOnLaunch)", "bulkBytes=\(bulkBytes)"]
     }
 
     /// Parses ``arguments``; `nil` if one is missing or malformed.
@@ -59,9 +67,11 @@ public struct CrashScenario: Equatable, Sendable {
         }
         guard let durable = values["durable"].flatMap(Bool.init), let version = values["schemaVersion"].flatMap(UInt64.init),
             let every = values["compactEvery"].flatMap(Int.init), let bytes = values["autoCompactBytes"].flatMap(Int64.init),
-            let onLaunch = values["compactOnLaunch"].flatMap(Bool.init)
+            let onLaunch = values["compactOnLaunch"].flatMap(Bool.init), let bulk = values["bulkBytes"].flatMap(Int.init)
         else { return nil }
-        self.init(durable: durable, schemaVersion: version, compactEvery: every, autoCompactBytes: bytes, compactOnLaunch: onLaunch)
+        self.init(
+            durable: durable, schemaVersion: version, compactEvery: every, autoCompactBytes: bytes, compactOnLaunch: onLaunch,
+            bulkBytes: bulk)
     }
 
     /// The item class of a schema version: ``CrashItemA`` for even ones, ``CrashItemB`` for odd ones.
@@ -71,6 +81,24 @@ public struct CrashScenario: Equatable, Sendable {
 
     /// The note every item holds, whatever the property is called at its schema version.
     public static func note(id: Int) -> String { "item \(id)" }
+
+    /// A padding of `bytes` pseudo-random letters (LZ4 barely shrinks them) that starts with the count of
+    /// items it was written with, so a reader can tell it belongs to the count.
+    public static func padding(count: Int, bytes: Int) -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/".utf8)
+        var random = SeededRandom(seed: UInt64(count) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes))
+        var letters: [UInt8] = []
+        letters.reserveCapacity(bytes + 10)
+        while letters.count < bytes {
+            var bits = random.next()
+            for _ in 0..<10 {
+                letters.append(alphabet[Int(bits & 63)])
+                bits >>= 6
+            }
+        }
+        letters.removeLast(letters.count - bytes)
+        return "\(count):" + String(decoding: letters, as: UTF8.self)
+    }
 
     /// The label a ``CrashItemB`` holds at a schema version.
     public static func label(schemaVersion: UInt64) -> String { "v\(schemaVersion)" }
@@ -115,4 +143,6 @@ public final class CrashItemB: Object {
 public final class CrashCounter: Object {
     @Persisted(primaryKey: true) public var id: Int
     @Persisted public var count: Int
+    /// Empty, or ``CrashScenario/padding(count:bytes:)`` for ``count``.
+    @Persisted public var padding: String
 }

@@ -102,7 +102,10 @@ extension CrashTests {
         let durable = rng.next() % 4 != 0
         let every = [1, 2, 3, 5][Int(rng.next() % 4)]
         let bytes: Int64 = [512, 2_048, 8_192][Int(rng.next() % 3)]
-        var scenario = CrashScenario(durable: durable, schemaVersion: schemaVersion, compactEvery: 0, autoCompactBytes: 0)
+        // One round in four writes records long enough for the kill to tear.
+        let bulk = rng.next() % 4 == 0 ? [65_536, 1 << 20][Int(rng.next() % 2)] : 0
+        var scenario = CrashScenario(
+            durable: durable, schemaVersion: schemaVersion, compactEvery: 0, autoCompactBytes: 0, bulkBytes: bulk)
         switch kind {
         case 0, 1: scenario.compactEvery = every
         case 2, 3: scenario.autoCompactBytes = bytes
@@ -147,7 +150,7 @@ extension CrashTests {
         // after it, whatever the machine's load.
         var migrationWriteMicros = 5_000.0
         var openMicros = 20_000.0
-        var tally = (migrations: 0, migrated: 0, notMigrated: 0, compactions: 0, temporaryFiles: 0, opens: 0)
+        var tally = (migrations: 0, migrated: 0, notMigrated: 0, compactions: 0, temporaryFiles: 0, opens: 0, tornTails: 0)
         for round in 0..<Self.scenarioRounds {
             let (scenario, trigger) = Self.drawScenario(&rng, schemaVersion: schemaVersion)
             let fraction = Double(rng.next() % 1_000) / 1_000
@@ -174,6 +177,7 @@ extension CrashTests {
             let report = try LogInspector(path: url.path).check()
             label += ", killed with \(report.files.map(\.name).filter { $0 != "LOCK" })"
             #expect(report.status != .damaged, "\(label): \(report.text)")
+            if report.status == .tornTail { tally.tornTails += 1 }
             if report.files.contains(where: { $0.kind == "temporary" }) { tally.temporaryFiles += 1 }
             if report.versions.snapshot != snapshotBefore { tally.compactions += 1 }
             if trigger == .opening, output.marks[CrashScenario.openedLine] == nil { tally.opens += 1 }
@@ -202,6 +206,7 @@ extension CrashTests {
         }
         print("CrashTests.scenarioKillLoop: \(tally.migrations) migrations killed (\(tally.migrated) done, \(tally.notMigrated) not), "
             + "\(tally.opens) opens killed, \(tally.compactions) rounds compacted, \(tally.temporaryFiles) left a temporary file, "
+            + "\(tally.tornTails) a torn tail, "
             + "\(count) items; a migration's write took ~\(Int(migrationWriteMicros)) µs, an open ~\(Int(openMicros)) µs")
         // The kill window covers the migration's write: some kills land before
         // the new snapshot is in place, some after.
@@ -218,8 +223,10 @@ extension CrashTests {
         let realm = try Realm(configuration: CrashScenario.configuration(url, schemaVersion: schemaVersion))
         let items = realm.dynamicObjects("CrashItem")
         let count = items.count
-        let counter = realm.object(ofType: CrashCounter.self, forPrimaryKey: 0)?.count
-        #expect(counter == count, "\(label): counter \(counter ?? -1) for \(count) items")
+        let counter = realm.object(ofType: CrashCounter.self, forPrimaryKey: 0)
+        #expect(counter?.count == count, "\(label): counter \(counter?.count ?? -1) for \(count) items")
+        let padding = counter?.padding ?? ""
+        #expect(padding.isEmpty || padding.hasPrefix("\(count):"), "\(label): padding \(padding.prefix(12)) for \(count) items")
         let noteName = schemaVersion % 2 == 0 ? "note" : "text"
         var ids = Set<Int>()
         var wrong: [String] = []
