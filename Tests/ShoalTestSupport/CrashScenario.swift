@@ -25,12 +25,15 @@ public struct CrashScenario: Equatable, Sendable {
     /// `compactionMinimumLogBytes`, with a growth factor of 0, so commits roll
     /// the log into a new segment and snapshot automatically (0: the defaults).
     public var autoCompactBytes: Int64
-    /// Sets `shouldCompactOnLaunch` to always compact when opening.
+    /// Sets `shouldCompactOnLaunch` to always compact when opening, and
+    /// compacts once more right after (with nothing new to compact).
     public var compactOnLaunch: Bool
     /// Each transaction also stores this many incompressible bytes in the
     /// counter's ``CrashCounter/padding`` (0: none), so that a record's write
     /// is long enough for the kill to tear it.
     public var bulkBytes: Int
+    /// Threads committing at once, each with its own Realm (group commit).
+    public var writers: Int
 
     /// The line the worker prints just before it opens the database.
     public static let openingLine = "opening"
@@ -41,7 +44,7 @@ public struct CrashScenario: Equatable, Sendable {
 
     public init(
         durable: Bool, schemaVersion: UInt64, compactEvery: Int, autoCompactBytes: Int64, compactOnLaunch: Bool = false,
-        bulkBytes: Int = 0
+        bulkBytes: Int = 0, writers: Int = 1
     ) {
         self.durable = durable
         self.schemaVersion = schemaVersion
@@ -49,12 +52,13 @@ public struct CrashScenario: Equatable, Sendable {
         self.autoCompactBytes = autoCompactBytes
         self.compactOnLaunch = compactOnLaunch
         self.bulkBytes = bulkBytes
+        self.writers = writers
     }
 
     /// The worker's arguments after `PATH scenario`.
     public var arguments: [String] {
         ["durable=\(durable)", "schemaVersion=\(schemaVersion)", "compactEvery=\(compactEvery)", "autoCompactBytes=\(autoCompactBytes)",
-            "compactOnLaunch=\(compactOnLaunch)", "bulkBytes=\(bulkBytes)"]
+            "compactOnLaunch=\(compactOnLaunch)", "bulkBytes=\(bulkBytes)", "writers=\(writers)"]
     }
 
     /// Parses ``arguments``; `nil` if one is missing or malformed.
@@ -67,11 +71,12 @@ public struct CrashScenario: Equatable, Sendable {
         }
         guard let durable = values["durable"].flatMap(Bool.init), let version = values["schemaVersion"].flatMap(UInt64.init),
             let every = values["compactEvery"].flatMap(Int.init), let bytes = values["autoCompactBytes"].flatMap(Int64.init),
-            let onLaunch = values["compactOnLaunch"].flatMap(Bool.init), let bulk = values["bulkBytes"].flatMap(Int.init)
+            let onLaunch = values["compactOnLaunch"].flatMap(Bool.init), let bulk = values["bulkBytes"].flatMap(Int.init),
+            let writers = values["writers"].flatMap(Int.init)
         else { return nil }
         self.init(
             durable: durable, schemaVersion: version, compactEvery: every, autoCompactBytes: bytes, compactOnLaunch: onLaunch,
-            bulkBytes: bulk)
+            bulkBytes: bulk, writers: writers)
     }
 
     /// The item class of a schema version: ``CrashItemA`` for even ones, ``CrashItemB`` for odd ones.

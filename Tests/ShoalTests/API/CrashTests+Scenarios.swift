@@ -30,8 +30,8 @@ extension CrashTests {
 
     /// What the worker said before it was killed.
     struct WorkerOutput {
-        /// Items whose transaction `write` returned from.
-        var acknowledged = 0
+        /// Ids of the items whose transaction `write` returned from.
+        var acknowledged: [Int] = []
         /// CLOCK_MONOTONIC nanoseconds of the worker's marker lines, by line.
         var marks: [String: UInt64] = [:]
         /// Standard error, when the worker ended by itself (it never should).
@@ -79,8 +79,8 @@ extension CrashTests {
         }
         for line in lines() {
             let words = line.split(separator: " ")
-            if Int(line) != nil {
-                result.acknowledged += 1
+            if let id = Int(line) {
+                result.acknowledged.append(id)
             } else if words.count == 2, let nanos = UInt64(words[1]) {
                 result.marks[String(words[0])] = nanos
             }
@@ -104,8 +104,11 @@ extension CrashTests {
         let bytes: Int64 = [512, 2_048, 8_192][Int(rng.next() % 3)]
         // One round in four writes records long enough for the kill to tear.
         let bulk = rng.next() % 4 == 0 ? [65_536, 1 << 20][Int(rng.next() % 2)] : 0
+        // One in three has several threads committing at once (group commit).
+        let writers = rng.next() % 3 == 0 ? 2 + Int(rng.next() % 3) : 1
         var scenario = CrashScenario(
-            durable: durable, schemaVersion: schemaVersion, compactEvery: 0, autoCompactBytes: 0, bulkBytes: bulk)
+            durable: durable, schemaVersion: schemaVersion, compactEvery: 0, autoCompactBytes: 0, bulkBytes: bulk,
+            writers: writers)
         switch kind {
         case 0, 1: scenario.compactEvery = every
         case 2, 3: scenario.autoCompactBytes = bytes
@@ -197,9 +200,13 @@ extension CrashTests {
                 return
             }
             schemaVersion = stored
-            // Every acknowledged transaction is there, plus at most the one in flight.
-            #expect(count >= before + output.acknowledged, "\(label): \(count) items after \(before) + \(output.acknowledged) acknowledged")
-            #expect(count <= before + output.acknowledged + 1, "\(label): \(count) items after \(before) + \(output.acknowledged)")
+            // Every acknowledged transaction is there, plus at most one in
+            // flight per writer.
+            let acknowledged = output.acknowledged.count
+            #expect(output.acknowledged.allSatisfy { $0 >= before && $0 < count },
+                "\(label): acknowledged \(output.acknowledged.filter { $0 < before || $0 >= count }) missing from \(count) items")
+            #expect(count >= before + acknowledged, "\(label): \(count) items after \(before) + \(acknowledged) acknowledged")
+            #expect(count <= before + acknowledged + scenario.writers, "\(label): \(count) items after \(before) + \(acknowledged)")
             let after = try LogInspector(path: url.path).check()
             #expect(after.status == .healthy, "\(label), after reopening: \(after.text)")
             snapshotBefore = after.versions.snapshot
