@@ -10,84 +10,6 @@ import Testing
 /// schema version and is killed while the migration's snapshot is written, or
 /// is killed while opening with `shouldCompactOnLaunch`.
 extension CrashTests {
-    /// When a round's kill delay starts.
-    enum KillTrigger {
-        /// At the first acknowledged commit.
-        case firstAcknowledgement
-        /// When the migration block has run: the migration's write follows.
-        case migrating
-        /// Just before the worker opens the database.
-        case opening
-
-        var line: String {
-            switch self {
-            case .firstAcknowledgement: ""
-            case .migrating: CrashScenario.migratingLine
-            case .opening: CrashScenario.openingLine
-            }
-        }
-    }
-
-    /// What the worker said before it was killed.
-    struct WorkerOutput {
-        /// Ids of the items whose transaction `write` returned from.
-        var acknowledged: [Int] = []
-        /// CLOCK_MONOTONIC nanoseconds of the worker's marker lines, by line.
-        var marks: [String: UInt64] = [:]
-        /// Standard error, when the worker ended by itself (it never should).
-        var failure: String?
-
-        /// Microseconds from one marker line to another, when the worker printed both.
-        func micros(from start: String, to end: String) -> Double? {
-            guard let a = marks[start], let b = marks[end], b > a else { return nil }
-            return Double(b - a) / 1_000
-        }
-    }
-
-    /// Runs the worker in `scenario` mode and kills it `delayMicros` after `trigger`.
-    static func runScenario(_ path: String, _ scenario: CrashScenario, trigger: KillTrigger, delayMicros: UInt32) throws -> WorkerOutput {
-        let process = Process()
-        process.executableURL = workerURL
-        process.arguments = [path, "scenario"] + scenario.arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        var received = ""
-        var endedBySelf = false
-        func lines() -> [Substring] { received.split(separator: "\n", omittingEmptySubsequences: false).dropLast() }
-        func triggered() -> Bool {
-            lines().contains { trigger == .firstAcknowledgement ? Int($0) != nil : $0.hasPrefix(trigger.line + " ") }
-        }
-        while !triggered() {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty {
-                endedBySelf = true
-                break
-            }
-            received += String(decoding: chunk, as: UTF8.self)
-        }
-        if !endedBySelf { usleep(delayMicros) }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        received += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        var result = WorkerOutput()
-        if endedBySelf {
-            result.failure = "exit \(process.terminationStatus): "
-                + String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        }
-        for line in lines() {
-            let words = line.split(separator: " ")
-            if let id = Int(line) {
-                result.acknowledged.append(id)
-            } else if words.count == 2, let nanos = UInt64(words[1]) {
-                result.marks[String(words[0])] = nanos
-            }
-        }
-        return result
-    }
-
     /// The seed of ``scenarioKillLoop()``: `SHOAL_CRASH_SEED` (decimal or 0x-hex) if set.
     static var scenarioSeed: UInt64 {
         let text = ProcessInfo.processInfo.environment["SHOAL_CRASH_SEED"] ?? ""
@@ -164,7 +86,8 @@ extension CrashTests {
                 case .firstAcknowledgement: scenario.durable ? 15_000 : 3_000
                 }
             var label = "round \(round) of seed 0x\(String(seed, radix: 16)) (\(scenario.arguments.joined(separator: " ")))"
-            let output = try Self.runScenario(url.path, scenario, trigger: trigger, delayMicros: UInt32(fraction * window))
+            let output = try Self.runWorker(
+                [url.path, "scenario"] + scenario.arguments, trigger: trigger, delayMicros: UInt32(fraction * window))
             if let failure = output.failure {
                 Issue.record("\(label): the worker failed by itself: \(failure)")
                 return
