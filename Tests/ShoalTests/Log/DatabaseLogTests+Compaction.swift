@@ -83,3 +83,22 @@ extension DatabaseLogTests {
         }
     }
 }
+
+extension DatabaseLogTests {
+    @Test("`shoal compact` twice in a row, and on a copy written by writeCopy (a snapshot and no log), succeeds and keeps the data")
+    func toolCompactionWithNothingNew() throws {
+        let url = temporaryDatabaseURL()
+        let copy = url.deletingLastPathComponent().appendingPathComponent("copy.realm")
+        do {
+            let realm = try Realm(configuration: fileConfiguration(url))
+            try realm.write { for i in 0..<5 { realm.create(Dog.self, value: ["id": i]) } }
+            try realm.writeCopy(toFile: copy)
+        }
+        for path in [url.path, url.path, copy.path, copy.path] {
+            _ = try LogRepairer.compact(at: path)
+        }
+        for path in [url, copy] {
+            #expect(try Realm(configuration: fileConfiguration(path)).objects(Dog.self).count == 5)
+        }
+    }
+}
