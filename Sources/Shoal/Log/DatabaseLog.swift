@@ -198,9 +198,7 @@ final class DatabaseLog: @unchecked Sendable {
             warnings.append("Migrated from schema version \(state.schemaVersion) to \(schemaVersion).")
         } else if deleteIfSchemaDiffers {
             lastResult = nil
-            for base in listing.segmentBases { try? io.unlink(at: listing.segmentPath(base: base)) }
-            for v in listing.snapshotVersions { try? io.unlink(at: joinPath(directory, LogFormat.snapshotFileName(version: v))) }
-            try? io.syncDirectory(at: directory)
+            try deleteStoredData(listing, directory: directory, io: io)
             listing = try LogDirectory.list(at: directory, io: io)
             state = Snapshot(schema: Schema([]))
             needsSchemaRecord = true
@@ -261,6 +259,26 @@ final class DatabaseLog: @unchecked Sendable {
             state = next
         }
         return Opened(log: log, snapshot: state, warnings: warnings)
+    }
+
+    /// Deletes every segment and snapshot `listing` names, for
+    /// `deleteRealmIfMigrationNeeded`: the newest segment first, then the
+    /// snapshots, so that a crash part way leaves the old data openable (and
+    /// the next open deletes it again). A deletion that fails stops the open:
+    /// a new log started beside old files would not open again, or would be
+    /// read after an old snapshot.
+    private static func deleteStoredData(_ listing: LogDirectory, directory: String, io: any FileIO) throws(ShoalError) {
+        let paths = listing.segmentBases.reversed().map { listing.segmentPath(base: $0) }
+            + listing.snapshotVersions.reversed().map { joinPath(directory, LogFormat.snapshotFileName(version: $0)) }
+        for path in paths {
+            do throws(FileIOError) { try io.unlink(at: path) } catch {
+                if error.errno == ENOENT { continue }
+                throw ShoalError(.fileAccess,
+                    "Cannot delete \(path) to discard the data stored under the old schema (deleteRealmIfMigrationNeeded): \(error.errnoDescription)",
+                    context: ["path": path, "errno": String(error.errno)])
+            }
+        }
+        do throws(FileIOError) { try io.syncDirectory(at: directory) } catch { throw .logSyncFailed(path: directory, error) }
     }
 
     /// Applies one replayed record to `state`.

@@ -102,3 +102,52 @@ extension DatabaseLogTests {
         }
     }
 }
+
+extension DatabaseLogTests {
+    @Test("deleteRealmIfMigrationNeeded whose deletions fail part way refuses to open, and once the disk recovers, deletes the old data and keeps the new")
+    func deleteStoredDataWithFailedUnlink() throws {
+        let other = Schema([ObjectSchema(className: "B", properties: [Property(name: "n", type: .int)])])
+        // The files: a snapshot and a segment after it, and a stale segment
+        // left by a crash before the compaction could delete it.
+        for failing in 1...3 {
+            let io = FaultyFileIO()
+            let opened = try DatabaseLog.open(directory: "/db", schema: DatabaseLogCrashTests.v0, durability: .durable, io: io)
+            var state = opened.snapshot
+            var states: [UInt64: Snapshot] = [:]
+            var stale: [UInt8] = []
+            for n in 0..<5 {
+                state = try DatabaseLogCrashTests.commit(opened.log, state, n)
+                states[state.version] = state
+                if n == 2 {
+                    stale = try #require(io.contents(of: "/db/" + LogFormat.segmentFileName(baseVersion: 0)))
+                    try opened.log.compact(state)
+                }
+            }
+            opened.log.close()
+            io.setContents(of: "/db/" + LogFormat.segmentFileName(baseVersion: 0), stale)
+            #expect(try io.listDirectory(at: "/db").count(where: { $0.hasSuffix(".wal") || $0.hasSuffix(".snap") }) == 3)
+
+            io.inject(.unlink, onCall: io.callCount(.unlink) + failing, errno: EIO)
+            let error = #expect(throws: ShoalError.self) {
+                try DatabaseLog.open(directory: "/db", schema: other, durability: .durable, io: io, deleteIfSchemaDiffers: true)
+            }
+            #expect(error?.code == .fileAccess && error?.message.contains("deleteRealmIfMigrationNeeded") == true, "\(String(describing: error))")
+            // What is left still opens, under the old schema, to a committed
+            // state of the old data (the newest segment went first)…
+            let left = try DatabaseLog.open(directory: "/db", schema: DatabaseLogCrashTests.v0, durability: .durable, io: io)
+            #expect(states[left.snapshot.version].map { left.snapshot.hasSameContents(as: $0) } == true, "unlink \(failing)")
+            left.log.close()
+            // …and, the disk healthy again, the deletion completes and new data stays.
+            io.clearFaults()
+            let fresh = try DatabaseLog.open(directory: "/db", schema: other, durability: .durable, io: io, deleteIfSchemaDiffers: true)
+            let table = try #require(fresh.snapshot.schema.tableByName["B"])
+            var record = ChangeRecord(baseVersion: fresh.snapshot.version)
+            record.ops = [.insert(table, ObjectKey(0), [.int(42)])]
+            try fresh.log.waitUntilDurable(try fresh.log.enqueue(record, version: fresh.snapshot.version + 1))
+            fresh.log.close()
+            let reopened = try DatabaseLog.open(directory: "/db", schema: other, durability: .durable, io: io)
+            #expect(reopened.snapshot.value(table, ObjectKey(0), 0) == .int(42), "unlink \(failing)")
+            reopened.log.close()
+        }
+    }
+}
