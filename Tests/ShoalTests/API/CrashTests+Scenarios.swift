@@ -8,7 +8,10 @@ import Testing
 /// automatically (a tiny compaction threshold; segments roll only at a
 /// compaction, so this is how they roll while committing), opens at the next
 /// schema version and is killed while the migration's snapshot is written, or
-/// is killed while opening with `shouldCompactOnLaunch`.
+/// is killed while opening with `shouldCompactOnLaunch`; some rounds commit
+/// from several threads (group commit) or write records of up to 1 MiB (which
+/// a kill can tear). The seed fixes the rounds; where each kill lands depends
+/// on the machine, within windows scaled by the worker's own timings.
 extension CrashTests {
     /// The seed of ``scenarioKillLoop()``: `SHOAL_CRASH_SEED` (decimal or 0x-hex) if set.
     static var scenarioSeed: UInt64 {
@@ -16,6 +19,7 @@ extension CrashTests {
         return text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) ?? 0x5EED_C4A5 : UInt64(text) ?? 0x5EED_C4A5
     }
 
+    /// About 30 s on the 2-core CI machine.
     static let scenarioRounds = 300
 
     /// A round's scenario and kill trigger, drawn from `rng`, at the stored `schemaVersion`.
