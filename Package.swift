@@ -36,11 +36,14 @@ let package = Package(
             pkgConfig: "libxxhash",
             providers: [.apt(["libxxhash-dev"])]
         ),
+        // The Swift runtime's conditional retain (``InstanceHandle``); a header only.
+        .systemLibrary(name: "CSwiftRuntime"),
         .target(
             name: "Shoal",
             dependencies: [
                 "CLZ4",
                 "CXXHash",
+                "CSwiftRuntime",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             exclude: ["Log/FORMAT.md"],

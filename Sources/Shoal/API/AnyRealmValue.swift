@@ -9,17 +9,32 @@ public import Foundation
 /// ```
 public enum AnyRealmValue: Hashable, @unchecked Sendable {
     // Safe because: the only non-Sendable payload is `Object`, which checks its thread.
+    /// No value: Realm's null. The value of an unset `AnyRealmValue` property.
     case none
+    /// An integer (stored as a 64-bit integer, as every integer width is).
     case int(Int)
+    /// A Boolean.
     case bool(Bool)
+    /// A single-precision floating-point number.
     case float(Float)
+    /// A double-precision floating-point number.
     case double(Double)
+    /// A string.
     case string(String)
+    /// Binary data.
     case data(Data)
+    /// A date.
     case date(Date)
+    /// A link to an object of any class in the schema.
+    ///
+    /// An unmanaged object assigned to a managed property is added to the
+    /// Realm with it; reading the property gives the linked object, managed.
     case object(Object)
+    /// An ``ObjectId``.
     case objectId(ObjectId)
+    /// A ``Decimal128``.
     case decimal128(Decimal128)
+    /// A UUID.
     case uuid(UUID)
 
     /// The integer, if this is `.int`.
@@ -47,9 +62,12 @@ public enum AnyRealmValue: Hashable, @unchecked Sendable {
 }
 
 extension AnyRealmValue: PersistableValue {
+    /// Stored as Realm's `mixed` type, which is always optional: `.none` is its null.
     public static var persistedType: PersistedTypeInfo { .init(.any, optional: true) }
+    /// `.none`, the value of an unset property.
     public static func persistedDefault() -> AnyRealmValue { .none }
 
+    /// The case matching the stored value's type; a link reads as `.object` (`.none` without a Realm to read it from).
     public static func fromStored(_ stored: StoredValue, _ context: StoredContext) -> AnyRealmValue {
         switch stored.value {
         case .null: .none
@@ -68,6 +86,7 @@ extension AnyRealmValue: PersistableValue {
         }
     }
 
+    /// The value in stored form; `.object` adds an unmanaged object to the Realm the value is written to.
     public func toStored(_ context: StoredContext) -> StoredValue {
         switch self {
         case .none: StoredValue(.null)

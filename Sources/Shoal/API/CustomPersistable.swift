@@ -21,11 +21,15 @@ public protocol CustomPersistable: PersistableValue {
 }
 
 extension CustomPersistable {
+    /// The schema type of `PersistedType`: the property is stored, queried and sorted as that type.
     public static var persistedType: PersistedTypeInfo { PersistedType.persistedType }
+    /// `init(persistedValue:)` of `PersistedType`'s default, the value of an unset property.
     public static func persistedDefault() -> Self { Self(persistedValue: PersistedType.persistedDefault()) }
+    /// Reads the stored `PersistedType` and converts it with `init(persistedValue:)`.
     public static func fromStored(_ stored: StoredValue, _ context: StoredContext) -> Self {
         Self(persistedValue: PersistedType.fromStored(stored, context))
     }
+    /// Stores ``persistableValue``.
     public func toStored(_ context: StoredContext) -> StoredValue { persistableValue.toStored(context) }
 }
 
@@ -51,11 +55,17 @@ public protocol FailableCustomPersistable: PersistableValue {
 }
 
 extension FailableCustomPersistable {
+    /// The schema type of `PersistedType`: the property is stored, queried and sorted as that type.
     public static var persistedType: PersistedTypeInfo { PersistedType.persistedType }
+    /// `init(persistedValue:)` of `PersistedType`'s default, the value of an unset
+    /// non-optional property; stops with `invalidValue` if that default does not convert.
     public static func persistedDefault() -> Self { converted(PersistedType.persistedDefault()) }
+    /// Reads the stored `PersistedType` and converts it with `init(persistedValue:)`;
+    /// stops with `invalidValue` (Realm's message) if it does not convert.
     public static func fromStored(_ stored: StoredValue, _ context: StoredContext) -> Self {
         converted(PersistedType.fromStored(stored, context))
     }
+    /// Stores ``persistableValue``.
     public func toStored(_ context: StoredContext) -> StoredValue { persistableValue.toStored(context) }
 
     /// The value for a stored form, or `nil` when it does not convert (what an optional property reads).

@@ -15,9 +15,13 @@
 /// - Note: Differs from Realm: linking objects keep the order in which the
 ///   links were made; unlinking does not move the last one into the gap.
 public struct LinkingObjects<Element: Object>: RealmCollectionImpl, @unchecked Sendable {
+    /// A position in the collection: an offset from 0.
     public typealias Index = Int
+    /// Iterates the elements the collection held when iteration began (see ``RealmCollectionIterator``).
     public typealias Iterator = RealmCollectionIterator<Element>
+    /// A contiguous range of the collection's elements, read through the collection.
     public typealias SubSequence = Slice<Self>
+    /// The valid positions, `0..<count`.
     public typealias Indices = Range<Int>
 
     // Safe because: the binding is set once, before the accessor is shared;
@@ -83,14 +87,19 @@ public struct LinkingObjects<Element: Object>: RealmCollectionImpl, @unchecked S
 }
 
 extension LinkingObjects: PersistableValue {
+    /// A computed property of the schema: the objects of `Element` linking here through the origin property.
     public static var persistedType: PersistedTypeInfo { .init(.linkingObjects, objectType: Element.self) }
+    /// Empty linking objects with no origin property.
     public static func persistedDefault() -> LinkingObjects { LinkingObjects(fromType: Element.self, property: "") }
+    /// Linking objects are computed, never stored: stops with `unsupported`.
     public static func fromStored(_ stored: StoredValue, _ context: StoredContext) -> LinkingObjects {
         shoalPrecondition(ShoalError(.unsupported, "LinkingObjects cannot be stored."))
     }
+    /// Linking objects are computed, never stored: stops with `unsupported`.
     public func toStored(_ context: StoredContext) -> StoredValue {
         shoalPrecondition(ShoalError(.unsupported, "LinkingObjects cannot be stored."))
     }
+    /// The linking objects of a managed object, current at its Realm's version.
     public static func readManaged(_ slot: ManagedSlot) -> LinkingObjects {
         LinkingObjects(slot: slot, originProperty: slot.schemaProperty.linkOriginPropertyName ?? "")
     }

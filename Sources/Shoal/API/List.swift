@@ -10,9 +10,13 @@
 /// Unmanaged lists hold their elements; managed ones read and write their
 /// object's property, and mutations need a write transaction.
 public final class List<Element: RealmCollectionValue>: RealmCollectionImpl, @unchecked Sendable {
+    /// A position in the list: an offset from 0.
     public typealias Index = Int
+    /// Iterates the elements the list held when iteration began (see ``RealmCollectionIterator``).
     public typealias Iterator = RealmCollectionIterator<Element>
+    /// A contiguous range of the list's elements, read through the list.
     public typealias SubSequence = Slice<List<Element>>
+    /// The valid positions, `0..<count`.
     public typealias Indices = Range<Int>
 
     // Safe because: a managed list checks its Realm's thread on every use;
@@ -185,17 +189,22 @@ public final class List<Element: RealmCollectionValue>: RealmCollectionImpl, @un
 }
 
 extension List: PersistableValue {
+    /// A list of `Element`'s schema type.
     public static var persistedType: PersistedTypeInfo {
         let e = Element.persistedType
         return .init(e.type, optional: e.isOptional, objectType: e.objectType, collection: .list)
     }
+    /// An empty list, the value of an unset property.
     public static func persistedDefault() -> List { List() }
+    /// Lists cannot be nested in collections: stops with `unsupported`.
     public static func fromStored(_ stored: StoredValue, _ context: StoredContext) -> List {
         nestedCollection("Lists")
     }
+    /// Lists cannot be nested in collections: stops with `unsupported`.
     public func toStored(_ context: StoredContext) -> StoredValue {
         nestedCollection("Lists")
     }
+    /// The list of a managed object, reading and writing its property.
     public static func readManaged(_ slot: ManagedSlot) -> List {
         slot.ref.checkValid()
         return List(slot: slot)

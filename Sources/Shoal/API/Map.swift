@@ -8,7 +8,9 @@ public protocol MapKey: Hashable, Comparable {
 }
 
 extension String: MapKey {
+    /// The string itself.
     public var mapKeyString: String { self }
+    /// The string itself.
     public init(mapKeyString: String) { self = mapKeyString }
 }
 
@@ -69,7 +71,9 @@ public final class Map<Key: MapKey, Value: RealmCollectionValue>: RandomAccessCo
         return slot.ref.realm.current.map(slot.ref.table, slot.ref.key, slot.property)
     }
 
+    /// The position of the first entry: always 0.
     public var startIndex: Int { 0 }
+    /// The position after the last entry: ``count``.
     public var endIndex: Int { count }
 
     /// The number of entries.
@@ -162,17 +166,22 @@ public final class Map<Key: MapKey, Value: RealmCollectionValue>: RandomAccessCo
 }
 
 extension Map: PersistableValue {
+    /// A map from strings to `Value`'s schema type.
     public static var persistedType: PersistedTypeInfo {
         let e = Value.persistedType
         return .init(e.type, optional: e.isOptional, objectType: e.objectType, collection: .map)
     }
+    /// An empty map, the value of an unset property.
     public static func persistedDefault() -> Map { Map() }
+    /// Maps cannot be nested in collections: stops with `unsupported`.
     public static func fromStored(_ stored: StoredValue, _ context: StoredContext) -> Map {
         nestedCollection("Maps")
     }
+    /// Maps cannot be nested in collections: stops with `unsupported`.
     public func toStored(_ context: StoredContext) -> StoredValue {
         nestedCollection("Maps")
     }
+    /// The map of a managed object, reading and writing its property.
     public static func readManaged(_ slot: ManagedSlot) -> Map {
         slot.ref.checkValid()
         return Map(slot: slot)

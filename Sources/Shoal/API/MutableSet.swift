@@ -9,9 +9,13 @@ import OrderedCollections
 ///
 /// Elements keep the order in which they were first inserted.
 public final class MutableSet<Element: RealmCollectionValue>: RealmCollectionImpl, @unchecked Sendable {
+    /// A position in the set: an offset from 0.
     public typealias Index = Int
+    /// Iterates the elements the set held when iteration began (see ``RealmCollectionIterator``).
     public typealias Iterator = RealmCollectionIterator<Element>
+    /// A contiguous range of the set's elements, read through the set.
     public typealias SubSequence = Slice<MutableSet<Element>>
+    /// The valid positions, `0..<count`.
     public typealias Indices = Range<Int>
 
     // Safe because: a managed set checks its Realm's thread on every use;
@@ -122,17 +126,22 @@ public final class MutableSet<Element: RealmCollectionValue>: RealmCollectionImp
 }
 
 extension MutableSet: PersistableValue {
+    /// A set of `Element`'s schema type.
     public static var persistedType: PersistedTypeInfo {
         let e = Element.persistedType
         return .init(e.type, optional: e.isOptional, objectType: e.objectType, collection: .set)
     }
+    /// An empty set, the value of an unset property.
     public static func persistedDefault() -> MutableSet { MutableSet() }
+    /// Sets cannot be nested in collections: stops with `unsupported`.
     public static func fromStored(_ stored: StoredValue, _ context: StoredContext) -> MutableSet {
         nestedCollection("Sets")
     }
+    /// Sets cannot be nested in collections: stops with `unsupported`.
     public func toStored(_ context: StoredContext) -> StoredValue {
         nestedCollection("Sets")
     }
+    /// The set of a managed object, reading and writing its property.
     public static func readManaged(_ slot: ManagedSlot) -> MutableSet {
         slot.ref.checkValid()
         return MutableSet(slot: slot)

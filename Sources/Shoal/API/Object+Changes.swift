@@ -13,7 +13,9 @@
 /// `.deleted`, or when the iterating task is cancelled.
 public struct ObjectChanges<T: Object>: AsyncSequence, @unchecked Sendable {
     // Safe because: the registration reads only the object's store, table and key.
+    /// Each element is one change of the object, carrying it frozen at the version it describes.
     public typealias Element = ObjectChange<T>
+    /// Iteration never throws: the sequence ends after `.deleted` or `.error`, or when the task is cancelled.
     public typealias Failure = Never
     let pulled: PulledObservation
     let link: Link

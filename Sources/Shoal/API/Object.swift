@@ -205,8 +205,13 @@ open class Object: CustomStringConvertible, Hashable {
     /// property, linked objects and collections nested (see `RealmDescription`).
     open var description: String { RealmDescription.object(self, depth: RealmDescription.maxDepth) }
 
+    /// Whether both are the same object (``isSameObject(as:)``): two accessors
+    /// of one managed object of the same Realm file are equal; an unmanaged
+    /// object equals only itself.
     public static func == (lhs: Object, rhs: Object) -> Bool { lhs.isSameObject(as: rhs) }
 
+    /// Hashes the object's identity, consistently with `==`: its Realm file and
+    /// key when managed, the instance when unmanaged.
     public func hash(into hasher: inout Hasher) {
         if let ref {
             hasher.combine(ObjectIdentifier(ref.realm.coordinator))
@@ -218,12 +223,16 @@ open class Object: CustomStringConvertible, Hashable {
 }
 
 extension Object: PersistableValue {
+    /// A link to an object of this class.
     public static var persistedType: PersistedTypeInfo { .init(.object, objectType: self) }
 
+    /// Links have no default: a non-optional link property stops with
+    /// `schemaInvalid` ("must be optional"), as in Realm.
     public static func persistedDefault() -> Self {
         shoalPrecondition(ShoalError(.schemaInvalid, "A link to '\(className(of: self))' must be optional."))
     }
 
+    /// The managed object a stored link points to, in the Realm it is read from.
     public static func fromStored(_ stored: StoredValue, _ context: StoredContext) -> Self {
         guard case .link(let link) = stored.value, let realm = context.realm else {
             shoalPrecondition(ShoalError(.typeMismatch, "Expected a link to '\(className(of: self))', found \(stored.value)."))
@@ -231,6 +240,7 @@ extension Object: PersistableValue {
         return realm.accessor(link, as: Self.self) as! Self
     }
 
+    /// The link to this object, adding it first to the Realm it is written to when it is unmanaged.
     public func toStored(_ context: StoredContext) -> StoredValue {
         guard let realm = context.realm else {
             if let ref { return StoredValue(.link(ref.link)) }

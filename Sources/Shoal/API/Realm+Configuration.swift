@@ -167,8 +167,15 @@ extension Realm {
     /// - `none`: the operating system decides when to write back, and the log
     ///   is synced when the last Realm closes. For tests and bulk loads.
     public enum Durability: Sendable, Equatable {
+        /// `write` returns after the record is on disk: nothing acknowledged is
+        /// lost. The default.
         case durable
+        /// `write` returns after the record is handed to the operating system,
+        /// synced in the background every `maxDelay`: a power loss may lose the
+        /// last `maxDelay` of commits.
         case relaxed(maxDelay: Duration = .seconds(1))
+        /// The operating system decides when to write back; the log is synced
+        /// when the last Realm closes. For tests and bulk loads.
         case none
 
         var logDurability: LogWriter.Durability {

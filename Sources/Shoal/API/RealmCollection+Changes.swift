@@ -20,7 +20,10 @@
 public struct RealmCollectionChanges<Collection: RealmCollection>: AsyncSequence, @unchecked Sendable {
     // Safe because: `registration` only reads the collection's immutable
     // description (store, table, source) to rebind it to frozen instances.
+    /// Each element is `.initial` first, then an `.update` per change (merged when they
+    /// pile up) or an `.error`, carrying the collection frozen.
     public typealias Element = RealmCollectionChange<Collection>
+    /// Iteration never throws: it ends when the task is cancelled.
     public typealias Failure = Never
     let registration: Registration
 

@@ -67,14 +67,29 @@ extension RealmCollection {
 }
 
 extension RealmCollectionImpl {
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// The position after the last element: ``count``.
     public var endIndex: Int { count }
 
+    /// The number of elements.
+    ///
+    /// ```swift
+    /// let puppies = realm.objects(Dog.self).where { $0.age < 2 }.count
+    /// ```
     public var count: Int {
         guard managedInstance != nil else { return unmanagedElements.count }
         return storedElements().count
     }
 
+    /// The element at `position`.
+    ///
+    /// ```swift
+    /// let firstDog = person.dogs[0]
+    /// ```
+    ///
+    /// Stops with `indexOutOfBounds` when `position` is negative ("Cannot pass a
+    /// negative value for 'index'.") or not less than ``count``.
     public subscript(position: Int) -> Element {
         guard let instance = managedInstance else {
             checkIndex(position, unmanagedElements.count)
@@ -85,12 +100,26 @@ extension RealmCollectionImpl {
         return Element.fromValue(values[position], instance)
     }
 
+    /// The Realm managing the collection, or `nil` when it is unmanaged.
     public var realm: Realm? { managedInstance.map(Realm.init(instance:)) }
+    /// Whether the collection is pinned to one version (see ``RealmCollection/freeze()``).
     public var isFrozen: Bool { managedInstance?.isFrozen ?? false }
 
+    /// The first element, or `nil` when the collection is empty.
     public var first: Element? { isEmpty ? nil : self[0] }
+    /// The last element, or `nil` when the collection is empty.
     public var last: Element? { isEmpty ? nil : self[count - 1] }
 
+    /// The position of an object or value, or `nil` when the collection does not hold it.
+    ///
+    /// ```swift
+    /// person.dogs.index(of: rex)   // 0 if Rex is the first of Tim's dogs
+    /// ```
+    ///
+    /// - Parameter object: The element to look for: an object matches the same
+    ///   object of the Realm (an unmanaged object is never in a managed
+    ///   collection), a value an equal value.
+    /// - Returns: The position of its first occurrence, or `nil`.
     public func index(of object: Element) -> Int? {
         guard let instance = managedInstance else {
             return unmanagedElements.firstIndex { sameElement($0, object) }
@@ -104,6 +133,15 @@ extension RealmCollectionImpl {
         return storedElements().firstIndex { $0 == value && $0.kindRank == value.kindRank }
     }
 
+    /// The elements at the given positions, in ascending order of position.
+    ///
+    /// ```swift
+    /// let firstTwo = realm.objects(Dog.self).objects(at: IndexSet(0..<2))
+    /// ```
+    ///
+    /// - Parameter indexes: Positions in the collection; each must be less than
+    ///   ``count``, or the call stops with `indexOutOfBounds`.
+    /// - Returns: The elements at those positions.
     public func objects(at indexes: IndexSet) -> [Element] {
         let count = self.count
         guard indexes.allSatisfy({ $0 >= 0 && $0 < count }) else {

@@ -18,6 +18,9 @@ final class RealmCoordinator: @unchecked Sendable {
     let schema: Schema
     /// The Swift class for each table, by table index.
     let classes: [Object.Type]
+    /// Whether each class, by table index, declares linking objects in the
+    /// legacy form that accessors bind after construction.
+    let hasLegacyLinkingObjects: [Bool]
     /// The table of each class, by the class's identity.
     private let tableByType: [ObjectIdentifier: TableKey]
     private let state: Locked<State>
@@ -50,6 +53,7 @@ final class RealmCoordinator: @unchecked Sendable {
             ordered.append(type)
         }
         self.classes = ordered
+        self.hasLegacyLinkingObjects = ordered.map { !ClassRegistry.info(for: $0).legacyLinkingObjects.isEmpty }
         self.tableByType = tables
         self.log = log
         self.configuration = configuration

@@ -85,8 +85,9 @@ extension RealmInstance {
 
 /// A weak reference to an instance, sendable to the queue that drains it.
 final class InstanceBox: @unchecked Sendable {
-    // Safe because: the reference is only read on the instance's own queue
-    // or thread (by the drain it schedules); a weak load is atomic.
-    weak var value: RealmInstance?
-    init(_ value: RealmInstance) { self.value = value }
+    // Safe because: the instance is only used on its own queue or thread
+    // (by the drain it schedules); the handle's load is atomic.
+    private let handle: InstanceHandle
+    var value: RealmInstance? { handle.load() }
+    init(_ value: RealmInstance) { self.handle = value.handle }
 }

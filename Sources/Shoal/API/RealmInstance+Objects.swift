@@ -12,10 +12,10 @@ extension RealmInstance {
     func accessor(_ link: Link) -> Object {
         let type = coordinator.classes[link.table.index]
         let ref = ObjectRef(realm: self, table: link.table, key: link.key, generation: generation)
-        let object = AccessorConstruction.$current.withValue(AccessorConstruction(ref: ref)) { type.init() }
+        let object = AccessorConstruction.$current.withValue(AccessorConstruction(ref: UnretainedObjectRef(ref))) { type.init() }
         object.ref = ref
-        let info = ClassRegistry.info(for: type)
-        if !info.legacyLinkingObjects.isEmpty {
+        if coordinator.hasLegacyLinkingObjects[link.table.index] {
+            let info = ClassRegistry.info(for: type)
             let children = ClassRegistry.children(of: object)
             for (label, property) in info.legacyLinkingObjects {
                 (children.first { $0.label == label }?.value as? any LinkingObjectsDeclaration)?.bind(ref, property: property)

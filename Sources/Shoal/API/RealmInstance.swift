@@ -56,7 +56,14 @@ final class RealmInstance {
         self.queue = queue
         self.queueToken = queue.map(QueueToken.of)
         self.actor = actor
+        handle.attach(self)
     }
+
+    deinit { handle.detach() }
+
+    /// How others refer to this instance without keeping it alive (see
+    /// ``InstanceHandle``).
+    let handle = InstanceHandle()
 
     /// An identifier of the visible state: changes whenever what this Realm
     /// shows may have changed.
@@ -207,7 +214,8 @@ final class RealmInstance {
     }
 
     private struct WeakInstance {
-        weak var value: RealmInstance?
+        let handle: InstanceHandle
+        var value: RealmInstance? { handle.load() }
     }
 
     private static let cacheKey = "io.shoal.realm-instances"
@@ -224,7 +232,7 @@ final class RealmInstance {
         }
         if let instance = cache.instances[coordinator.identifier]?.value { return instance }
         let instance = RealmInstance(configuration: configuration, coordinator: coordinator, snapshot: coordinator.latest, frozen: false)
-        cache.instances[coordinator.identifier] = WeakInstance(value: instance)
+        cache.instances[coordinator.identifier] = WeakInstance(handle: instance.handle)
         return instance
     }
 }

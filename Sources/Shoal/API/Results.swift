@@ -19,9 +19,13 @@
 /// - ``freeze()``
 /// - ``thaw()``
 public struct Results<Element: RealmCollectionValue>: RealmCollectionImpl, @unchecked Sendable {
+    /// A position in the results: an offset from 0.
     public typealias Index = Int
+    /// Iterates the elements the results held when iteration began (see ``RealmCollectionIterator``).
     public typealias Iterator = RealmCollectionIterator<Element>
+    /// A contiguous range of the results' elements, read through the results.
     public typealias SubSequence = Slice<Self>
+    /// The valid positions, `0..<count`.
     public typealias Indices = Range<Int>
 
     // Safe because: live results check their Realm's thread on every read;

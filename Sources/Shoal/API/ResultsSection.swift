@@ -16,9 +16,13 @@ public struct ResultsSection<Key: PersistableValue & Hashable, T: RealmCollectio
     @unchecked Sendable
 {
     // Safe because: as ``SectionedResults``.
+    /// The type of the section's elements, those of the sectioned collection.
     public typealias Element = T
+    /// A position in the section: an offset from 0.
     public typealias Index = Int
+    /// The valid positions, `0..<count`.
     public typealias Indices = Range<Int>
+    /// A contiguous range of the section's elements, read through the section.
     public typealias SubSequence = Slice<Self>
 
     let source: SectionSource<Key, T>
@@ -33,7 +37,9 @@ public struct ResultsSection<Key: PersistableValue & Hashable, T: RealmCollectio
     /// The section's identity: its key.
     public var id: Key { key }
 
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// The position after the last element: ``count``.
     public var endIndex: Int { count }
 
     /// The position of the section now, or `nil` while no element has its key.

@@ -32,16 +32,22 @@ public struct SectionedResults<Key: PersistableValue & Hashable, SectionElement:
 {
     // Safe because: live sectioned results check their Realm's thread on
     // every read; frozen ones read an immutable snapshot.
+    /// Each element is a section: the elements with one key.
     public typealias Element = ResultsSection<Key, SectionElement>
+    /// A position among the sections: an offset from 0.
     public typealias Index = Int
+    /// The valid positions, `0..<count`.
     public typealias Indices = Range<Int>
+    /// A contiguous range of the sections, read through the sectioned results.
     public typealias SubSequence = Slice<Self>
 
     let source: SectionSource<Key, SectionElement>
 
     init(source: SectionSource<Key, SectionElement>) { self.source = source }
 
+    /// The position of the first section: always 0.
     public var startIndex: Int { 0 }
+    /// The position after the last section: ``count``.
     public var endIndex: Int { count }
 
     /// The number of sections.

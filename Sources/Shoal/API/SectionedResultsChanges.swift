@@ -19,7 +19,10 @@
 public struct SectionedResultsChanges<Collection>: AsyncSequence, @unchecked Sendable {
     // Safe because: `take` only reads frozen instances and the observation's
     // own sections, under a lock.
+    /// Each element is `.initial` first, then an `.update` per change (merged when they
+    /// pile up) or an `.error`, carrying the sections frozen.
     public typealias Element = SectionedResultsChange<Collection>
+    /// Iteration never throws: it ends when the task is cancelled.
     public typealias Failure = Never
 
     let pulled: PulledObservation

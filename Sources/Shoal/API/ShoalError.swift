@@ -177,43 +177,121 @@ public struct ShoalError: Error, Sendable, CustomStringConvertible {
     }
 
 
+    /// The code ``Code/invalidValue``, which `catch ShoalError.invalidValue` matches: a value is not
+    /// valid for its type (an `ObjectId` string, an enum's raw value).
     public static let invalidValue = Code.invalidValue
+    /// The code ``Code/schemaInvalid``, which `catch ShoalError.schemaInvalid` matches: the declared
+    /// object classes do not form a valid schema.
     public static let schemaInvalid = Code.schemaInvalid
+    /// The code ``Code/schemaMismatch``, which `catch ShoalError.schemaMismatch` matches: the declared
+    /// schema differs from the stored one and no migration was given.
     public static let schemaMismatch = Code.schemaMismatch
+    /// The code ``Code/unknownObjectType``, which `catch ShoalError.unknownObjectType` matches: a class
+    /// is not part of the Realm's schema.
     public static let unknownObjectType = Code.unknownObjectType
+    /// The code ``Code/unknownProperty``, which `catch ShoalError.unknownProperty` matches: a property
+    /// name does not exist on the class.
     public static let unknownProperty = Code.unknownProperty
+    /// The code ``Code/typeMismatch``, which `catch ShoalError.typeMismatch` matches: a value's type
+    /// does not match the property's type.
     public static let typeMismatch = Code.typeMismatch
+    /// The code ``Code/duplicatePrimaryKey``, which `catch ShoalError.duplicatePrimaryKey` matches: an
+    /// object with the same primary key already exists.
     public static let duplicatePrimaryKey = Code.duplicatePrimaryKey
+    /// The code ``Code/missingPrimaryKey``, which `catch ShoalError.missingPrimaryKey` matches: an
+    /// object of a class with a primary key was created without one.
     public static let missingPrimaryKey = Code.missingPrimaryKey
+    /// The code ``Code/primaryKeyChange``, which `catch ShoalError.primaryKeyChange` matches: a managed
+    /// object's primary key was changed.
     public static let primaryKeyChange = Code.primaryKeyChange
+    /// The code ``Code/notInWriteTransaction``, which `catch ShoalError.notInWriteTransaction` matches:
+    /// a mutation was attempted outside a write transaction.
     public static let notInWriteTransaction = Code.notInWriteTransaction
+    /// The code ``Code/alreadyInWriteTransaction``, which `catch ShoalError.alreadyInWriteTransaction`
+    /// matches: `beginWrite()` was called inside a write transaction.
     public static let alreadyInWriteTransaction = Code.alreadyInWriteTransaction
+    /// The code ``Code/writeOnFrozenRealm``, which `catch ShoalError.writeOnFrozenRealm` matches: a
+    /// write was attempted on a frozen Realm.
     public static let writeOnFrozenRealm = Code.writeOnFrozenRealm
+    /// The code ``Code/writeOnReadOnlyRealm``, which `catch ShoalError.writeOnReadOnlyRealm` matches: a
+    /// write was attempted on a read-only Realm.
     public static let writeOnReadOnlyRealm = Code.writeOnReadOnlyRealm
+    /// The code ``Code/objectInvalidated``, which `catch ShoalError.objectInvalidated` matches: a
+    /// deleted or invalidated object or collection was used.
     public static let objectInvalidated = Code.objectInvalidated
+    /// The code ``Code/wrongThread``, which `catch ShoalError.wrongThread` matches: a live Realm was
+    /// used from a thread other than the one that opened it.
     public static let wrongThread = Code.wrongThread
+    /// The code ``Code/wrongRealm``, which `catch ShoalError.wrongRealm` matches: an object managed by
+    /// one Realm was used with another.
     public static let wrongRealm = Code.wrongRealm
+    /// The code ``Code/indexOutOfBounds``, which `catch ShoalError.indexOutOfBounds` matches: an index
+    /// was outside a collection's bounds.
     public static let indexOutOfBounds = Code.indexOutOfBounds
+    /// The code ``Code/commitFailed``, which `catch ShoalError.commitFailed` matches: a commit could
+    /// not be completed.
     public static let commitFailed = Code.commitFailed
+    /// The code ``Code/fileAccess``, which `catch ShoalError.fileAccess` matches: a file could not be
+    /// read, written, created or locked.
     public static let fileAccess = Code.fileAccess
+    /// The code ``Code/corruptLog``, which `catch ShoalError.corruptLog` matches: a log or snapshot
+    /// file is damaged.
     public static let corruptLog = Code.corruptLog
+    /// The code ``Code/alreadyOpen``, which `catch ShoalError.alreadyOpen` matches: another process
+    /// holds the database open.
     public static let alreadyOpen = Code.alreadyOpen
+    /// The code ``Code/logWriteFailed``, which `catch ShoalError.logWriteFailed` matches: appending to
+    /// the log failed (for example, the disk is full); the transaction was not applied and the log was
+    /// cut back, so the database stays usable.
     public static let logWriteFailed = Code.logWriteFailed
+    /// The code ``Code/logSyncFailed``, which `catch ShoalError.logSyncFailed` matches: `fdatasync`
+    /// failed; whether the transaction is durable is unknown, and the log is poisoned.
     public static let logSyncFailed = Code.logSyncFailed
+    /// The code ``Code/logPoisoned``, which `catch ShoalError.logPoisoned` matches: an earlier sync or
+    /// truncate failure poisoned the log; writes fail until the database is reopened.
     public static let logPoisoned = Code.logPoisoned
+    /// The code ``Code/unsupportedFormat``, which `catch ShoalError.unsupportedFormat` matches: a file
+    /// was written by a newer Shoal (format version or flags this build does not know).
     public static let unsupportedFormat = Code.unsupportedFormat
+    /// The code ``Code/notAShoalFile``, which `catch ShoalError.notAShoalFile` matches: a file does not
+    /// start with the magic of a Shoal log segment or snapshot.
     public static let notAShoalFile = Code.notAShoalFile
+    /// The code ``Code/corruptHeader``, which `catch ShoalError.corruptHeader` matches: a log or
+    /// snapshot file header is damaged or truncated.
     public static let corruptHeader = Code.corruptHeader
+    /// The code ``Code/corruptRecord``, which `catch ShoalError.corruptRecord` matches: a log record
+    /// before the tail is damaged; the context names path, offset and version.
     public static let corruptRecord = Code.corruptRecord
+    /// The code ``Code/tornTail``, which `catch ShoalError.tornTail` matches: the last record of the
+    /// log is incomplete (reported only in strict recovery).
     public static let tornTail = Code.tornTail
+    /// The code ``Code/nonMonotonicVersion``, which `catch ShoalError.nonMonotonicVersion` matches: a
+    /// valid log record carries a version other than the previous one plus 1.
     public static let nonMonotonicVersion = Code.nonMonotonicVersion
+    /// The code ``Code/requiresNewerShoal``, which `catch ShoalError.requiresNewerShoal` matches: a log
+    /// record has a type this Shoal does not know and must not skip.
     public static let requiresNewerShoal = Code.requiresNewerShoal
+    /// The code ``Code/corruptSnapshot``, which `catch ShoalError.corruptSnapshot` matches: a snapshot
+    /// file's chunk or trailer is damaged.
     public static let corruptSnapshot = Code.corruptSnapshot
+    /// The code ``Code/missingVersions``, which `catch ShoalError.missingVersions` matches: the
+    /// snapshot and log segments do not cover every version contiguously.
     public static let missingVersions = Code.missingVersions
+    /// The code ``Code/fileNotFound``, which `catch ShoalError.fileNotFound` matches: a file or its
+    /// parent directory does not exist (Realm's `fileNotFound`).
     public static let fileNotFound = Code.fileNotFound
+    /// The code ``Code/invalidQuery``, which `catch ShoalError.invalidQuery` matches: a query could not
+    /// be parsed or does not fit the class.
     public static let invalidQuery = Code.invalidQuery
+    /// The code ``Code/invalidKeyPath``, which `catch ShoalError.invalidKeyPath` matches: a key path
+    /// names no property, or passes through a property that is not a link.
     public static let invalidKeyPath = Code.invalidKeyPath
+    /// The code ``Code/notificationsUnavailable``, which `catch ShoalError.notificationsUnavailable`
+    /// matches: notifications were requested where none can be delivered (frozen, read-only,
+    /// unmanaged).
     public static let notificationsUnavailable = Code.notificationsUnavailable
+    /// The code ``Code/unsupported``, which `catch ShoalError.unsupported` matches: the operation is
+    /// not supported by Shoal.
     public static let unsupported = Code.unsupported
 }
 

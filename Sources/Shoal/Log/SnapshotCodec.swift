@@ -136,14 +136,7 @@ enum SnapshotCodec {
                     continue
                 }
                 buffer.removeAll(keepingCapacity: true)
-                let column = table.scalars[p]
-                var i = run.lowerBound
-                while i < run.upperBound {
-                    let (base, leaf) = column.chunk(containing: i)
-                    let upTo = min(run.upperBound, base + leaf.count)
-                    buffer.append(contentsOf: leaf[(i - base)..<(upTo - base)])
-                    i = upTo
-                }
+                table.scalars[p].forEachValue(in: run) { buffer.append($0) }
                 ChangeRecordCodec.encodeColumn(buffer, into: &w)
             }
             end = run.upperBound
@@ -177,7 +170,7 @@ enum SnapshotCodec {
     /// Writes the non-empty collections of one property of live objects:
     /// how many, then each one's key gap, size and elements.
     private static func encodeCollection<C>(
-        _ column: PersistentVector<C>, alive: PersistentVector<Bool>, size: (C) -> Int, into w: inout ByteWriter,
+        _ column: PersistentVector<C>, alive: Chunks<Bool>, size: (C) -> Int, into w: inout ByteWriter,
         _ elements: (C, inout ByteWriter) -> Void
     ) {
         var count = 0

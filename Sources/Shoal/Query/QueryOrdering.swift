@@ -141,6 +141,7 @@ extension OrderingStep {
     }
 
     private static func sort(_ elements: [Value], _ keys: [SortKey], _ snapshot: Snapshot) -> [Value] {
+        if keys.count == 1, let sorted = sortByStringColumn(elements, keys[0], snapshot) { return sorted }
         let columns = keys.map { key in SortColumn(elements.map { value(key.path, of: $0, snapshot) }) }
         // One key of one kind, the usual case: bind the column once, so that
         // comparing does not retain it each time. Ties keep collection order.

@@ -18,7 +18,7 @@
 ///   candidates are counted only up to that or up to the best term so far,
 ///   so planning never walks the whole index.
 /// - Everything else scans: a comparison of a plain column with constants
-///   is tested over the column's leaves (``PersistentVector/forEachChunk(_:)``),
+///   is tested over the typed column (``Column/slots(matching:alive:)``),
 ///   the rest object by object.
 ///
 /// Results come in table (object key) order, as an unsorted Realm query's do.
@@ -263,19 +263,11 @@ struct QueryPlan {
         return (column.index, matcher)
     }
 
-    /// The live objects whose `property` matches, tested leaf by leaf.
+    /// The live objects whose `property` matches, tested over the typed column.
     private static func scanColumn(_ storage: Table, _ property: Int, _ matcher: ValueMatcher) -> [ObjectKey] {
         var alive: [ContiguousArray<Bool>] = []
         storage.alive.forEachChunk { _, chunk in alive.append(chunk) }
-        var keys: [ObjectKey] = []
-        let shift = PersistentVector<Bool>.bits
-        storage.scalars[property].forEachChunk { base, chunk in
-            let live = alive[base >> shift]
-            for (offset, value) in chunk.enumerated() where live[offset] && matcher.matches(value) {
-                keys.append(ObjectKey(Int64(base + offset)))
-            }
-        }
-        return keys
+        return storage.scalars[property].slots(matching: matcher, alive: alive)
     }
 }
 

@@ -1,14 +1,24 @@
 /// The type of a persisted property's values (for collections, of their elements).
 public enum PropertyType: Int, Sendable, Hashable, CustomStringConvertible {
+    /// `Int`, `Int8`, `Int16`, `Int32` and `Int64`, stored as 64-bit integers.
     case int = 0
+    /// `Bool`.
     case bool = 1
+    /// `String`.
     case string = 2
+    /// `Data`.
     case data = 3
+    /// `Date`.
     case date = 4
+    /// `Float`.
     case float = 5
+    /// `Double`.
     case double = 6
+    /// ``ObjectId``.
     case objectId = 7
+    /// ``Decimal128``.
     case decimal128 = 8
+    /// `UUID`.
     case uuid = 9
     /// `AnyRealmValue`: any of the other kinds, or a link.
     case any = 10

@@ -47,7 +47,7 @@ extension Snapshot {
                 let v = value(t, k, p)
                 removeFromIndex(t, k, p, v)
                 if let link = v.linkValue { removeBacklink(link, Backlink(origin: t, property: p, key: k)) }
-                if !v.isNull { tables[ti].scalars[p][k.slot] = .null }
+                if !v.isNull { tables[ti].scalars[p].set(k.slot, .null) }
                 for element in collectionElements(t, k, p) {
                     if let link = element.linkValue { removeBacklink(link, Backlink(origin: t, property: p, key: k)) }
                 }
@@ -64,7 +64,7 @@ extension Snapshot {
             let old = value(t, k, p)
             removeFromIndex(t, k, p, old)
             if let link = old.linkValue { removeBacklink(link, Backlink(origin: t, property: p, key: k)) }
-            tables[ti].scalars[p][k.slot] = v
+            tables[ti].scalars[p].set(k.slot, v)
             addToIndex(t, k, p, v)
             if let link = v.linkValue { addBacklink(link, Backlink(origin: t, property: p, key: k)) }
 
@@ -130,7 +130,7 @@ extension Snapshot {
         let ti = t.index
         let columnCount = withTable(t) { $0.pointee.scalars.count }
         precondition(columns.count == columnCount, "insert into \(schema.objectSchema[ti].className) with \(columns.count) columns for \(columnCount) properties")
-        for p in columns.indices { tables[ti].scalars[p].append(leaves: columns[p].leaves) }
+        for p in columns.indices { tables[ti].scalars[p].append(contentsOf: columns[p]) }
         tables[ti].appendSlots(columns.first?.count ?? 0, alive: true)
         addBacklinks(links)
     }

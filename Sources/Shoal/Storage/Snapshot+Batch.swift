@@ -235,7 +235,7 @@ struct BatchApplier {
         guard count > 0 else { return }
         applyRun()
         for p in snapshot.tables[t.index].scalars.indices {
-            snapshot.tables[t.index].scalars[p].append(contentsOf: repeatElement(Value.null, count: count))
+            snapshot.tables[t.index].scalars[p].appendNulls(count)
         }
         snapshot.tables[t.index].appendSlots(count, alive: false)
     }

@@ -9,22 +9,23 @@ struct Backlink: Hashable, Sendable {
     var key: ObjectKey
 }
 
-/// The objects of one class, held column-wise in persistent vectors indexed
-/// by object key (a key is a slot; slots of deleted objects stay empty and
-/// are never reused).
+/// The objects of one class, held column-wise, indexed by object key (a key
+/// is a slot; slots of deleted objects stay empty and are never reused):
+/// single values in typed ``Column``s, collections, liveness and backlinks
+/// in persistent vectors.
 ///
-/// Every structure here is persistent, so copying a `Table` is O(1) and a
-/// change copies only the nodes it touches.
+/// Every structure here is copy-on-write in pieces, so copying a `Table` is
+/// O(1) and a change copies only the leaves and nodes it touches.
 struct Table: Sendable {
     let key: TableKey
     /// One column per stored single-valued property, by property index
-    /// (collection properties have an empty placeholder column).
-    var scalars: [PersistentVector<Value>]
+    /// (collection properties have a placeholder column).
+    var scalars: [Column]
     var lists: [Int: PersistentVector<[Value]>] = [:]
     var sets: [Int: PersistentVector<OrderedSet<Value>>] = [:]
     var maps: [Int: PersistentVector<OrderedDictionary<String, Value>>] = [:]
     /// Whether each slot holds a live object.
-    var alive = PersistentVector<Bool>()
+    var alive = Chunks<Bool>()
     /// Links pointing at each object, in the order they were made.
     var backlinks = PersistentVector<[Backlink]>()
     /// The number of live objects.
@@ -53,9 +54,9 @@ struct Table: Sendable {
 
     init(key: TableKey, schema: ObjectSchema) {
         self.key = key
-        var scalars: [PersistentVector<Value>] = []
+        var scalars: [Column] = []
         for (i, p) in schema.properties.enumerated() where p.isStored {
-            scalars.append(PersistentVector())
+            scalars.append(Column(for: p))
             switch p.collection {
             case .none:
                 if p.isPrimary { primaryIndex = PrimaryIndex() } else if p.isIndexed { builtSecondary[i] = SecondaryIndex() }
@@ -135,7 +136,7 @@ extension Table {
     /// empty values, not alive. Used only when restoring a snapshot, so that
     /// keys keep their slots.
     mutating func appendDeadSlot() {
-        for p in 0..<scalars.count { scalars[p].append(.null) }
+        for p in 0..<scalars.count { scalars[p].appendNulls(1) }
         appendSlots(1, alive: false)
     }
 
@@ -160,7 +161,7 @@ extension Table {
             maps.values[k].append(contentsOf: repeatElement([:], count: n))
             maps.values.formIndex(after: &k)
         }
-        alive.append(contentsOf: repeatElement(isAlive, count: n))
+        alive.append(repeating: isAlive, count: n)
         backlinks.append(contentsOf: repeatElement([], count: n))
         if isAlive { count += n }
     }
@@ -281,8 +282,7 @@ struct IndexInput: Sendable {
             let first = keys.count
             for s in slot..<end where live[s - base] { keys.append(ObjectKey(Int64(s))) }
             for (i, p) in properties.enumerated() {
-                let leaf = table.scalars[p].chunk(containing: slot).elements
-                for key in keys[first...] { columns[i].append(leaf[key.slot - base]) }
+                for key in keys[first...] { columns[i].append(table.scalars[p][key.slot]) }
             }
             slot = end
         }

@@ -34,8 +34,12 @@ public struct Decimal128: Hashable, Comparable, Sendable, CustomStringConvertibl
         guard let d = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
         value = d
     }
+    /// Creates a decimal from an integer literal: `let count: Decimal128 = 3`.
     public init(integerLiteral value: Int) { self.init(value) }
+    /// Creates a decimal from a floating-point literal, through its shortest
+    /// decimal description: `let price: Decimal128 = 19.99` is exactly 19.99.
     public init(floatLiteral value: Double) { self.init(value) }
+    /// Creates a decimal from a string literal such as `"12.50"`; a string that is not a number gives NaN.
     public init(stringLiteral value: String) { self.value = Decimal(string: value) ?? .nan }
 
     /// Whether the value is not a number.
@@ -45,8 +49,12 @@ public struct Decimal128: Hashable, Comparable, Sendable, CustomStringConvertibl
     public var description: String { value.description }
 
     public static func < (lhs: Decimal128, rhs: Decimal128) -> Bool { lhs.value < rhs.value }
+    /// The sum of two decimals.
     public static func + (lhs: Decimal128, rhs: Decimal128) -> Decimal128 { Decimal128(lhs.value + rhs.value) }
+    /// The difference of two decimals.
     public static func - (lhs: Decimal128, rhs: Decimal128) -> Decimal128 { Decimal128(lhs.value - rhs.value) }
+    /// The product of two decimals.
     public static func * (lhs: Decimal128, rhs: Decimal128) -> Decimal128 { Decimal128(lhs.value * rhs.value) }
+    /// The quotient of two decimals.
     public static func / (lhs: Decimal128, rhs: Decimal128) -> Decimal128 { Decimal128(lhs.value / rhs.value) }
 }

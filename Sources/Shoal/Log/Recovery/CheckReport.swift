@@ -29,12 +29,15 @@ public struct CheckReport: Codable, Sendable, Equatable {
         public let version: UInt64
         /// The schema's XXH3 fingerprint, in hex.
         public let fingerprint: String
+        /// The classes, in schema order.
         public let classes: [ClassSummary]
     }
 
     /// One class and its live objects at the last valid version.
     public struct ClassSummary: Codable, Sendable, Equatable {
+        /// The class name.
         public let name: String
+        /// Live objects of the class.
         public let objects: Int
         /// Stored properties.
         public let properties: Int
@@ -56,7 +59,9 @@ public struct CheckReport: Codable, Sendable, Equatable {
     public struct Bytes: Codable, Sendable, Equatable {
         /// Log segments and snapshots.
         public let onDisk: Int64
+        /// Log segments.
         public let log: Int64
+        /// Snapshot files.
         public let snapshot: Int64
         /// Payload bytes of the valid records as stored (compressed).
         public let recordsStored: Int64
@@ -68,30 +73,42 @@ public struct CheckReport: Codable, Sendable, Equatable {
 
     /// Commit times of the first and last valid records (UTC, ISO 8601).
     public struct TimeSpan: Codable, Sendable, Equatable {
+        /// The first valid record's commit time.
         public let first: String
+        /// The last valid record's commit time.
         public let last: String
+        /// The seconds from the first to the last.
         public let seconds: Double
     }
 
     /// One file of the database directory.
     public struct FileSummary: Codable, Sendable, Equatable {
+        /// The file's name in the database directory.
         public let name: String
         /// `log`, `snapshot`, `lock`, `quarantine`, `temporary` or `other`.
         public let kind: String
+        /// The file's size.
         public let bytes: Int64
     }
 
     /// The database directory's name.
     public let database: String
+    /// The verdict.
     public let status: Status
+    /// The log format version of the segments (the highest, if they differ;
+    /// this Shoal's when no segment header is readable).
     public let formatVersion: Int
+    /// The schema at the last valid version.
     public let schema: SchemaSummary
+    /// The versions the database holds.
     public let versions: Versions
     /// Valid records after the snapshot.
     public let records: Int
+    /// Where the bytes are.
     public let bytes: Bytes
     /// `nil` when there are no records.
     public let time: TimeSpan?
+    /// Every file of the database directory.
     public let files: [FileSummary]
     /// The first problem, in version order.
     public let firstProblem: LogProblem?

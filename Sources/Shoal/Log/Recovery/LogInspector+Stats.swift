@@ -10,6 +10,7 @@ import Foundation
 public struct StatsReport: Codable, Sendable, Equatable {
     /// One class at the last valid version.
     public struct ClassStats: Codable, Sendable, Equatable {
+        /// The class name.
         public let name: String
         /// Live objects.
         public let objects: Int
@@ -21,7 +22,9 @@ public struct StatsReport: Codable, Sendable, Equatable {
     public struct Bytes: Codable, Sendable, Equatable {
         /// Log segments and snapshots.
         public let onDisk: Int64
+        /// Log segments.
         public let log: Int64
+        /// Snapshot files.
         public let snapshot: Int64
         /// The size of the database after compaction: a snapshot of the live
         /// data (LZ4-compressed as snapshots are) and an empty segment.
@@ -32,22 +35,29 @@ public struct StatsReport: Codable, Sendable, Equatable {
 
     /// One transaction record.
     public struct TransactionStats: Codable, Sendable, Equatable {
+        /// The version the transaction committed.
         public let version: UInt64
+        /// Its commit time (UTC, ISO 8601 with microseconds).
         public let time: String
         /// On disk, header included.
         public let bytes: Int64
         /// The payload decoded.
         public let rawBytes: Int64
+        /// How many operations it holds.
         public let ops: Int
     }
 
+    /// The database directory's name.
     public let database: String
     /// The last valid version.
     public let version: UInt64
+    /// The classes, in schema order, at the last valid version.
     public let classes: [ClassStats]
+    /// Sizes, and what compaction would save.
     public let bytes: Bytes
     /// Valid records after the snapshot, and how many are transactions.
     public let records: Int
+    /// How many of those records are transactions.
     public let transactions: Int
     /// The largest transactions on disk, largest first.
     public let largestTransactions: [TransactionStats]

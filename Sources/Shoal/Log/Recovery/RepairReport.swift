@@ -10,6 +10,7 @@ import Foundation
 public struct RepairReport: Codable, Sendable, Equatable {
     /// The database directory's name.
     public let database: String
+    /// The mode the repair ran in.
     public let mode: LogRepairer.Mode
     /// Whether anything was rewritten; `false` for a healthy database.
     public let repaired: Bool

@@ -1,0 +1,184 @@
+/// Values of one type in copy-on-write leaves of ``width`` values: the
+/// storage of a typed column.
+///
+/// A copy shares every leaf; a change copies the list of leaves (one
+/// reference per `width` values) and the one leaf it touches, when they are
+/// shared. Reading a value indexes two arrays, with no trie to walk and, for
+/// a trivial `Element` (integers, doubles, dates), no reference count to
+/// touch.
+struct Chunks<Element: Sendable>: RandomAccessCollection, Sendable {
+    /// log2 of the leaf width.
+    static var bits: Int { 12 }
+    /// The most values a leaf holds (the last leaf may hold fewer).
+    static var width: Int { 1 << bits }
+    static var mask: Int { width - 1 }
+
+    /// The values in order, in leaves of ``width`` (the last may be shorter).
+    private(set) var leaves: [ContiguousArray<Element>] = []
+    private(set) var count = 0
+
+    init() {}
+
+    init(repeating value: Element, count: Int) {
+        append(repeating: value, count: count)
+    }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { count }
+
+    subscript(i: Int) -> Element {
+        @inline(__always) get {
+            precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
+            return leaves[i &>> Self.bits][i & Self.mask]
+        }
+        set {
+            precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
+            leaves[i &>> Self.bits][i & Self.mask] = newValue
+        }
+    }
+
+    mutating func append(_ value: Element) {
+        if count & Self.mask == 0 {
+            var leaf = ContiguousArray<Element>()
+            leaf.reserveCapacity(Self.width)
+            leaves.append(leaf)
+        }
+        leaves[leaves.count - 1].append(value)
+        count += 1
+    }
+
+    mutating func append(repeating value: Element, count n: Int) {
+        var left = n
+        while left > 0 {
+            if count & Self.mask == 0 {
+                var leaf = ContiguousArray<Element>()
+                leaf.reserveCapacity(Self.width)
+                leaves.append(leaf)
+            }
+            let take = Swift.min(left, Self.width - (count & Self.mask))
+            leaves[leaves.count - 1].append(contentsOf: repeatElement(value, count: take))
+            count += take
+            left -= take
+        }
+    }
+
+    /// Appends every element of `values`, a leaf at a time.
+    mutating func append(contentsOf values: some Collection<Element>) {
+        var i = values.startIndex
+        while i != values.endIndex {
+            if count & Self.mask == 0 {
+                var leaf = ContiguousArray<Element>()
+                leaf.reserveCapacity(Self.width)
+                leaves.append(leaf)
+            }
+            let room = Self.width - (count & Self.mask)
+            let end = values.index(i, offsetBy: room, limitedBy: values.endIndex) ?? values.endIndex
+            let before = leaves[leaves.count - 1].count
+            leaves[leaves.count - 1].append(contentsOf: values[i..<end])
+            count += leaves[leaves.count - 1].count - before
+            i = end
+        }
+    }
+
+    /// The leaf holding value `i`, and the index of its first value.
+    func chunk(containing i: Int) -> (base: Int, elements: ContiguousArray<Element>) {
+        precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
+        return (i & ~Self.mask, leaves[i &>> Self.bits])
+    }
+
+    /// Calls `body` with each leaf, as an array, and the index of its first value.
+    func forEachChunk(_ body: (_ base: Int, _ leaf: ContiguousArray<Element>) throws -> Void) rethrows {
+        for (n, leaf) in leaves.enumerated() { try body(n &<< Self.bits, leaf) }
+    }
+
+    /// Calls `body` with each leaf and the index of its first value.
+    @inline(__always)
+    func forEachLeaf(_ body: (_ base: Int, _ leaf: UnsafeBufferPointer<Element>) throws -> Void) rethrows {
+        for (n, leaf) in leaves.enumerated() {
+            try leaf.withUnsafeBufferPointer { try body(n &<< Self.bits, $0) }
+        }
+    }
+}
+
+/// Variable-length byte strings (the UTF-8 of `String`s, or `Data`) in
+/// copy-on-write leaves of ``Chunks/width`` values, each leaf one byte
+/// buffer and the end offset of each value in it, as Apache Arrow lays out
+/// a string array. A value is read, compared and hashed in place.
+struct ByteChunks: Sendable {
+    struct Leaf: Sendable {
+        var bytes: ContiguousArray<UInt8> = []
+        /// Where each value ends in `bytes`.
+        var ends: ContiguousArray<UInt32> = []
+
+        @inline(__always)
+        func range(_ i: Int) -> Range<Int> {
+            (i == 0 ? 0 : Int(ends[i &- 1]))..<Int(ends[i])
+        }
+
+        mutating func replace(_ i: Int, with new: UnsafeRawBufferPointer) {
+            let old = range(i)
+            bytes.replaceSubrange(old, with: new)
+            let delta = new.count - old.count
+            guard delta != 0 else { return }
+            ends.withUnsafeMutableBufferPointer { ends in
+                for j in i..<ends.count { ends[j] = UInt32(Int(ends[j]) + delta) }
+            }
+        }
+    }
+
+    private static var bits: Int { Chunks<UInt8>.bits }
+    private static var mask: Int { Chunks<UInt8>.mask }
+
+    private(set) var leaves: [Leaf] = []
+    private(set) var count = 0
+
+    init() {}
+
+    /// Calls `body` with the bytes of value `i`, in place.
+    @inline(__always)
+    func withBytes<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
+        let leaf = i &>> Self.bits, j = i & Self.mask
+        return try leaves.withUnsafeBufferPointer { leaves in
+            let range = leaves[leaf].range(j)
+            return try leaves[leaf].bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+        }
+    }
+
+    /// The byte count of value `i`.
+    func byteCount(_ i: Int) -> Int { leaves[i &>> Self.bits].range(i & Self.mask).count }
+
+    func string(_ i: Int) -> String {
+        withBytes(i) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        if count & Self.mask == 0 { leaves.append(Leaf()) }
+        let n = leaves.count - 1
+        leaves[n].bytes.append(contentsOf: bytes)
+        leaves[n].ends.append(UInt32(leaves[n].bytes.count))
+        count += 1
+    }
+
+    mutating func append(_ string: String) {
+        var string = string
+        string.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+    }
+
+    mutating func appendEmpty(count n: Int) {
+        for _ in 0..<n { append(UnsafeRawBufferPointer(start: nil, count: 0)) }
+    }
+
+    mutating func set(_ i: Int, _ bytes: UnsafeRawBufferPointer) {
+        precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
+        leaves[i &>> Self.bits].replace(i & Self.mask, with: bytes)
+    }
+
+    mutating func set(_ i: Int, _ string: String) {
+        var string = string
+        string.withUTF8 { set(i, UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Heap bytes of the values (for memory reports).
+    var byteSize: Int { leaves.reduce(0) { $0 + $1.bytes.count + 4 * $1.ends.count } }
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+extension Column {
+    /// The live slots whose value `matcher` passes, in slot order: the scan
+    /// of a comparison of one column with constants.
+    ///
+    /// `alive` holds the table's liveness in leaves of ``Chunks/width``. Integer comparisons with integer
+    /// constants and exact string equality run over the typed leaves with
+    /// no `Value` built; other comparisons build a `Value` per live slot.
+    func slots(matching matcher: ValueMatcher, alive: [ContiguousArray<Bool>]) -> [ObjectKey] {
+        let shift = Chunks<Bool>.bits, mask = Chunks<Bool>.mask
+        @inline(__always) func isLive(_ slot: Int) -> Bool { alive[slot &>> shift][slot & mask] }
+        var keys: [ObjectKey] = []
+        if nulls == nil, kind == .int, let test = IntegerTest(matcher) {
+            ints.forEachLeaf { base, leaf in
+                for (offset, x) in leaf.enumerated() where test.passes(x) && isLive(base &+ offset) {
+                    keys.append(ObjectKey(Int64(base &+ offset)))
+                }
+            }
+            return keys
+        }
+        if nulls == nil, kind == .string, let wanted = StringEquality(matcher) {
+            for (n, leaf) in bytes.leaves.enumerated() {
+                let base = n &<< Chunks<UInt8>.bits
+                leaf.bytes.withUnsafeBytes { bytes in
+                    leaf.ends.withUnsafeBufferPointer { ends in
+                        var start = 0
+                        for (offset, end) in ends.enumerated() {
+                            let value = UnsafeRawBufferPointer(rebasing: bytes[start..<Int(end)])
+                            start = Int(end)
+                            if wanted.passes(value) && isLive(base &+ offset) { keys.append(ObjectKey(Int64(base &+ offset))) }
+                        }
+                    }
+                }
+            }
+            return keys
+        }
+        for slot in 0..<count where isLive(slot) && matcher.matches(self[slot]) {
+            keys.append(ObjectKey(Int64(slot)))
+        }
+        return keys
+    }
+}
+
+/// A comparison of integers with integer constants, as ``ValueMatcher``
+/// decides it for `.int` values: the typed form a column scan runs.
+struct IntegerTest {
+    private let op: PredicateTree.ComparisonOperator
+    private let operands: [Int64]
+
+    /// The test `matcher` makes of integers, or `nil` when it is not one of
+    /// integer constants (or has options, or an empty list).
+    init?(_ matcher: ValueMatcher) {
+        guard matcher.options.isEmpty, !matcher.operands.isEmpty else { return nil }
+        var operands: [Int64] = []
+        for v in matcher.operands {
+            guard case .int(let n) = v else { return nil }
+            operands.append(n)
+        }
+        switch matcher.op {
+        case .equal, .notEqual, .in, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual: break
+        case .between: guard operands.count == 2 else { return nil }
+        default: return nil
+        }
+        self.op = matcher.op
+        self.operands = operands
+    }
+
+    @inline(__always)
+    func passes(_ x: Int64) -> Bool {
+        switch op {
+        case .equal: x == operands[0]
+        case .notEqual: x != operands[0]
+        case .in: operands.contains(x)
+        case .lessThan: x < operands[0]
+        case .lessThanOrEqual: x <= operands[0]
+        case .greaterThan: x > operands[0]
+        case .greaterThanOrEqual: x >= operands[0]
+        case .between: x >= operands[0] && x <= operands[1]
+        default: false
+        }
+    }
+}
+
+/// Exact (byte) equality of strings with string constants, as
+/// ``ValueMatcher`` decides `==`, `!=` and `IN` without options.
+struct StringEquality {
+    private let negated: Bool
+    private let operands: [[UInt8]]
+
+    init?(_ matcher: ValueMatcher) {
+        guard matcher.options.isEmpty, !matcher.operands.isEmpty else { return nil }
+        switch matcher.op {
+        case .equal, .in: negated = false
+        case .notEqual: negated = true
+        default: return nil
+        }
+        var operands: [[UInt8]] = []
+        for v in matcher.operands.prefix(matcher.op == .in ? matcher.operands.count : 1) {
+            guard case .string(let s) = v else { return nil }
+            operands.append(Array(s.utf8))
+        }
+        self.operands = operands
+    }
+
+    @inline(__always)
+    func passes(_ value: UnsafeRawBufferPointer) -> Bool {
+        var equal = false
+        for operand in operands where operand.count == value.count {
+            if operand.isEmpty || operand.withUnsafeBytes({ memcmp($0.baseAddress!, value.baseAddress!, value.count) == 0 }) {
+                equal = true
+                break
+            }
+        }
+        return equal != negated
+    }
+}

@@ -1,0 +1,291 @@
+import Foundation
+
+/// The values of one stored single-valued property, one per slot, typed by
+/// the property: fixed-width values in ``Chunks`` for numbers, booleans,
+/// dates, object ids, UUIDs, decimals and links (object keys, `-1` for
+/// null), UTF-8 bytes plus offsets in ``ByteChunks`` for strings and data,
+/// tagged ``Value``s only for `AnyRealmValue`. Nulls of the other kinds
+/// live in a validity vector, made when the first null is stored (a
+/// required property holds one only in deleted slots).
+///
+/// A value that does not fit the column's type (never written by Shoal's
+/// own write paths, which coerce values to the property's type first)
+/// turns the column into tagged values rather than lose it.
+///
+/// `Value` stays the currency of change records, predicates and dynamic
+/// APIs: ``subscript(_:)`` builds one, while scans and sorts read the typed
+/// leaves (``ints``, ``bytes``…) a leaf at a time.
+///
+/// The kinds are separate stored properties, only the one of ``kind`` in
+/// use, rather than payloads of one enum: reading a value from a borrowed
+/// column then touches no reference count, where binding an enum payload
+/// retains and releases its buffers on every read.
+struct Column: Sendable {
+    enum Kind: String, Sendable {
+        /// A collection property's placeholder: every slot reads as null.
+        case none
+        case int, bool, float, double, date, objectId, decimal, uuid
+        /// Object keys into one table (``linkTarget``), `-1` for null.
+        case link
+        case string, data
+        /// Tagged values.
+        case values
+    }
+
+    private(set) var kind: Kind
+    /// Integers, and the keys of links.
+    private(set) var ints = Chunks<Int64>()
+    /// Doubles, and dates as seconds since the reference date.
+    private(set) var doubles = Chunks<Double>()
+    private(set) var floats = Chunks<Float>()
+    private(set) var bools = Chunks<Bool>()
+    private(set) var objectIds = Chunks<ObjectId>()
+    private(set) var decimals = Chunks<Decimal128>()
+    private(set) var uuids = Chunks<UUID>()
+    /// Strings' UTF-8 and data's bytes.
+    private(set) var bytes = ByteChunks()
+    private(set) var tagged = Chunks<Value>()
+    /// The slot count of a placeholder column.
+    private var placeholders = 0
+    /// The table links point into, known from the first link stored.
+    private(set) var linkTarget: TableKey?
+    /// Whether each slot is null, once any has been (not for links, whose
+    /// null is a key of `-1`, nor tagged values).
+    private(set) var nulls: Chunks<Bool>?
+
+    /// An empty column for a property.
+    init(for property: Property) {
+        guard property.collection == .none else {
+            kind = .none
+            return
+        }
+        switch property.type {
+        case .int: kind = .int
+        case .bool: kind = .bool
+        case .float: kind = .float
+        case .double: kind = .double
+        case .date: kind = .date
+        case .objectId: kind = .objectId
+        case .decimal128: kind = .decimal
+        case .uuid: kind = .uuid
+        case .object: kind = .link
+        case .string: kind = .string
+        case .data: kind = .data
+        case .any, .linkingObjects: kind = .values
+        }
+    }
+
+    var count: Int {
+        switch kind {
+        case .none: placeholders
+        case .int, .link: ints.count
+        case .bool: bools.count
+        case .float: floats.count
+        case .double, .date: doubles.count
+        case .objectId: objectIds.count
+        case .decimal: decimals.count
+        case .uuid: uuids.count
+        case .string, .data: bytes.count
+        case .values: tagged.count
+        }
+    }
+
+    /// Whether slot `i` holds null.
+    @inline(__always)
+    func isNull(_ i: Int) -> Bool {
+        switch kind {
+        case .none: true
+        case .link: ints[i] < 0
+        case .values: tagged[i].isNull
+        default: nulls?[i] ?? false
+        }
+    }
+
+    /// The value in slot `i`.
+    subscript(i: Int) -> Value {
+        if let nulls, nulls[i] { return .null }
+        switch kind {
+        case .none: return .null
+        case .int: return .int(ints[i])
+        case .bool: return .bool(bools[i])
+        case .float: return .float(floats[i])
+        case .double: return .double(doubles[i])
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: doubles[i]))
+        case .objectId: return .objectId(objectIds[i])
+        case .decimal: return .decimal(decimals[i])
+        case .uuid: return .uuid(uuids[i])
+        case .link:
+            let key = ints[i]
+            return key < 0 ? .null : .link(Link(table: linkTarget!, key: ObjectKey(key)))
+        case .string: return .string(bytes.string(i))
+        case .data: return .data(bytes.withBytes(i) { Data($0) })
+        case .values: return tagged[i]
+        }
+    }
+
+    /// Stores `value` in slot `i`.
+    mutating func set(_ i: Int, _ value: Value) {
+        precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
+        put(value, at: i)
+    }
+
+    mutating func append(_ value: Value) {
+        put(value, at: nil)
+    }
+
+    /// Appends `values` in order: the bulk path of inserted runs and loaded
+    /// snapshots. Values of the column's type go straight into its leaves;
+    /// from the first value that is not (a null, or another kind), the rest
+    /// go one by one as ``append(_:)`` would.
+    mutating func append<C: Collection<Value>>(contentsOf values: C) {
+        var rest = values[...]
+        if kind == .link, linkTarget == nil { linkTarget = values.lazy.compactMap(\.linkValue).first?.table }
+        if nulls == nil {
+            switch kind {
+            case .int: while case .int(let x)? = rest.first { ints.append(x); rest.removeFirst() }
+            case .bool: while case .bool(let x)? = rest.first { bools.append(x); rest.removeFirst() }
+            case .double: while case .double(let x)? = rest.first { doubles.append(x); rest.removeFirst() }
+            case .date: while case .date(let x)? = rest.first { doubles.append(x.timeIntervalSinceReferenceDate); rest.removeFirst() }
+            case .link:
+                while let v = rest.first {
+                    if case .null = v {
+                        ints.append(-1)
+                    } else if case .link(let link) = v, link.table == linkTarget {
+                        ints.append(link.key.rawValue)
+                    } else {
+                        break
+                    }
+                    rest.removeFirst()
+                }
+            case .string: while case .string(let s)? = rest.first { bytes.append(s); rest.removeFirst() }
+            case .values:
+                tagged.append(contentsOf: rest)
+                rest = rest[rest.endIndex...]
+            default: break
+            }
+        }
+        for v in rest { put(v, at: nil) }
+    }
+
+    /// Appends `n` nulls.
+    mutating func appendNulls(_ n: Int) {
+        guard n > 0 else { return }
+        let start = count
+        switch kind {
+        case .none: placeholders += n
+        case .link: ints.append(repeating: -1, count: n)
+        case .values: tagged.append(repeating: .null, count: n)
+        default:
+            appendPlaceholders(n)
+            if nulls == nil { nulls = Chunks(repeating: false, count: start) }
+            nulls!.append(repeating: true, count: n)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Stores `x` in `chunks` at `slot`, or appends it.
+    @inline(__always)
+    private static func store<T>(_ x: T, _ slot: Int?, in chunks: inout Chunks<T>) {
+        if let slot { chunks[slot] = x } else { chunks.append(x) }
+    }
+
+    /// Stores `value` at slot `slot`, or appends it (`nil`).
+    private mutating func put(_ value: Value, at slot: Int?) {
+        let stored: Bool
+        switch (kind, value) {
+        case (_, .null):
+            putNull(at: slot)
+            return
+        case (.values, _):
+            Self.store(value, slot, in: &tagged)
+            return
+        case (.int, .int(let x)): Self.store(x, slot, in: &ints); stored = true
+        case (.bool, .bool(let x)): Self.store(x, slot, in: &bools); stored = true
+        case (.float, .float(let x)): Self.store(x, slot, in: &floats); stored = true
+        case (.double, .double(let x)): Self.store(x, slot, in: &doubles); stored = true
+        case (.date, .date(let x)): Self.store(x.timeIntervalSinceReferenceDate, slot, in: &doubles); stored = true
+        case (.objectId, .objectId(let x)): Self.store(x, slot, in: &objectIds); stored = true
+        case (.decimal, .decimal(let x)): Self.store(x, slot, in: &decimals); stored = true
+        case (.uuid, .uuid(let x)): Self.store(x, slot, in: &uuids); stored = true
+        case (.link, .link(let link)) where linkTarget == nil || linkTarget == link.table:
+            linkTarget = link.table
+            Self.store(link.key.rawValue, slot, in: &ints)
+            stored = true
+        case (.string, .string(let s)):
+            if let slot { bytes.set(slot, s) } else { bytes.append(s) }
+            stored = true
+        case (.data, .data(let d)):
+            d.withUnsafeBytes { if let slot { bytes.set(slot, $0) } else { bytes.append($0) } }
+            stored = true
+        default: stored = false
+        }
+        guard stored else {
+            // Not of the column's type: keep it, as tagged values.
+            becomeTagged()
+            put(value, at: slot)
+            return
+        }
+        if nulls != nil {
+            if let slot { nulls![slot] = false } else { nulls!.append(false) }
+        }
+    }
+
+    private mutating func putNull(at slot: Int?) {
+        switch kind {
+        case .none: if slot == nil { placeholders += 1 }
+        case .link: Self.store(-1, slot, in: &ints)
+        case .values: Self.store(.null, slot, in: &tagged)
+        default:
+            guard let slot else {
+                appendNulls(1)
+                return
+            }
+            if nulls == nil { nulls = Chunks(repeating: false, count: count) }
+            nulls![slot] = true
+            // Drop the bytes of a string or data, as a tagged null would.
+            if kind == .string || kind == .data { bytes.set(slot, UnsafeRawBufferPointer(start: nil, count: 0)) }
+        }
+    }
+
+    /// Appends `n` placeholder values (zero, empty) of the column's type,
+    /// to be marked null by the caller.
+    private mutating func appendPlaceholders(_ n: Int) {
+        switch kind {
+        case .int: ints.append(repeating: 0, count: n)
+        case .bool: bools.append(repeating: false, count: n)
+        case .float: floats.append(repeating: 0, count: n)
+        case .double, .date: doubles.append(repeating: 0, count: n)
+        case .objectId: objectIds.append(repeating: ObjectId(), count: n)
+        case .decimal: decimals.append(repeating: Decimal128(0), count: n)
+        case .uuid: uuids.append(repeating: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), count: n)
+        case .string, .data: bytes.appendEmpty(count: n)
+        case .none, .link, .values: preconditionFailure("placeholders for a column that stores its own nulls")
+        }
+    }
+
+    /// Turns the column into tagged values, keeping every value.
+    private mutating func becomeTagged() {
+        var values = Chunks<Value>()
+        for i in 0..<count { values.append(self[i]) }
+        self = Column(tagged: values)
+    }
+
+    private init(tagged values: Chunks<Value>) {
+        kind = .values
+        tagged = values
+    }
+}
+
+extension Column {
+    /// Calls `body` with the value of each slot in `slots`, in order.
+    func forEachValue(in slots: Range<Int>, _ body: (Value) -> Void) {
+        for i in slots { body(self[i]) }
+    }
+}
+
+extension Column {
+    /// The name of the storage's kind ("int", "string", "values", …), for
+    /// checks that two paths built the same representation.
+    var storageKind: String { kind.rawValue }
+}

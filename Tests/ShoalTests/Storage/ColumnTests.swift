@@ -1,0 +1,139 @@
+import Foundation
+import ShoalTestSupport
+import Testing
+@testable import Shoal
+
+@Suite struct ColumnTests {
+    /// A random value of `type`, or null one time in `nullOneIn`.
+    static func value(_ type: PropertyType, _ rng: inout some RandomNumberGenerator, nullOneIn: Int = 5) -> Value {
+        if Int.random(in: 0..<nullOneIn, using: &rng) == 0 { return .null }
+        switch type {
+        case .int: return .int(Int64.random(in: -1_000...1_000, using: &rng))
+        case .bool: return .bool(Bool.random(using: &rng))
+        case .double: return .double(Double.random(in: -10...10, using: &rng))
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(Int.random(in: 0...1_000_000, using: &rng))))
+        case .string:
+            let words = ["", "a", "ab", "abc", "abcdefgh", "abcdefghi", "Zoë", "zoe", "émile", "a somewhat longer string than sixteen bytes"]
+            return .string(words.randomElement(using: &rng)!)
+        case .data: return .data(Data((0..<Int.random(in: 0...40, using: &rng)).map { UInt8(truncatingIfNeeded: $0 &* 7) }))
+        case .object: return .link(Link(table: TableKey(2), key: ObjectKey(Int64.random(in: 0...50, using: &rng))))
+        default: return .int(Int64.random(in: 0...9, using: &rng))
+        }
+    }
+
+    @Test("random appends, sets and null runs read back exactly what an array of values holds, for every column type, across leaves", arguments: [
+        PropertyType.int, .bool, .double, .date, .string, .data, .object, .any,
+    ])
+    func matchesArray(type: PropertyType) {
+        var rng = SeededRandom(seed: UInt64(type.rawValue) + 1)
+        let property = Property(name: "p", type: type, isOptional: true, objectClassName: type == .object ? "Target" : nil)
+        var column = Column(for: property)
+        var expected: [Value] = []
+        for _ in 0..<12_000 {
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0..<5:
+                let v = Self.value(type, &rng)
+                column.append(v)
+                expected.append(v)
+            case 5..<8 where !expected.isEmpty:
+                let i = Int.random(in: 0..<expected.count, using: &rng)
+                let v = Self.value(type, &rng)
+                column.set(i, v)
+                expected[i] = v
+            default:
+                let n = Int.random(in: 0...300, using: &rng)
+                column.appendNulls(n)
+                expected += repeatElement(.null, count: n)
+            }
+        }
+        #expect(column.count == expected.count)
+        #expect((0..<expected.count).allSatisfy { column[$0].isIdentical(to: expected[$0]) && column.isNull($0) == expected[$0].isNull })
+        // Typed, not tagged, except AnyRealmValue.
+        #expect((column.kind == .values) == (type == .any))
+    }
+
+    @Test("a copy keeps its values while the original changes (copy-on-write leaves)")
+    func copyOnWrite() {
+        var column = Column(for: Property(name: "name", type: .string))
+        for i in 0..<10_000 { column.append(.string("dog \(i)")) }
+        let copy = column
+        column.set(5, .string("a much longer name than before, to move the bytes after it"))
+        column.set(9_999, .null)
+        #expect(copy[5] == .string("dog 5") && copy[6] == .string("dog 6") && !copy.isNull(9_999))
+        #expect(column[5] == .string("a much longer name than before, to move the bytes after it"))
+        #expect(column[6] == .string("dog 6") && column.isNull(9_999))
+    }
+
+    @Test("a value of another type than the column's turns it into tagged values and loses nothing")
+    func degradesToTagged() {
+        var column = Column(for: Property(name: "age", type: .int))
+        column.append(.int(3))
+        column.appendNulls(2)
+        column.append(.string("not an int"))
+        #expect(column[0] == .int(3) && column[1].isNull && column[2].isNull && column[3] == .string("not an int"))
+        #expect(column.kind == .values)
+    }
+
+    @Test("typed scans give exactly what the matcher gives value by value, with dead slots and nulls", arguments: [PropertyType.int, .string])
+    func typedScans(type: PropertyType) {
+        var rng = SeededRandom(seed: 42)
+        for round in 0..<40 {
+            var column = Column(for: Property(name: "p", type: type, isOptional: round % 4 == 0))
+            let n = Int.random(in: 0...9_000, using: &rng)
+            for _ in 0..<n {
+                column.append(type == .int ? .int(Int64.random(in: 0...15, using: &rng)) : Self.value(.string, &rng, nullOneIn: round % 4 == 0 ? 5 : Int.max))
+            }
+            var alive = Chunks<Bool>()
+            for _ in 0..<n { alive.append(Int.random(in: 0..<7, using: &rng) != 0) }
+            var leaves: [ContiguousArray<Bool>] = []
+            alive.forEachChunk { _, chunk in leaves.append(chunk) }
+            let operators: [PredicateTree.ComparisonOperator] = [.equal, .notEqual, .in, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .between]
+            let op = operators.randomElement(using: &rng)!
+            let operands: [Value] = type == .int
+                ? [.int(Int64.random(in: 0...15, using: &rng)), .int(Int64.random(in: 0...15, using: &rng))]
+                : [Self.value(.string, &rng, nullOneIn: .max), Self.value(.string, &rng, nullOneIn: .max)]
+            let matcher = ValueMatcher(op, op == .between || op == .in ? operands : [operands[0]], options: [])
+            let scanned = column.slots(matching: matcher, alive: leaves)
+            let expected = (0..<n).filter { alive[$0] && matcher.matches(column[$0]) }.map { ObjectKey(Int64($0)) }
+            #expect(scanned == expected, "round \(round): \(op) \(operands)")
+        }
+    }
+}
+
+@Suite struct StringSortTests {
+    @Test("sorting objects by a string column in place gives the order Value.compareStrings gives, stable, both directions")
+    func sortsAsValues() throws {
+        let schema = Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string)])])
+        var snapshot = Snapshot(schema: schema)
+        var rng = SeededRandom(seed: 7)
+        let t = TableKey(0)
+        let names = (0..<6_000).map { _ in ColumnTests.value(.string, &rng, nullOneIn: .max) }
+        for (i, name) in names.enumerated() { snapshot.apply(.insert(t, ObjectKey(Int64(i)), [name])) }
+        // Elements in a shuffled order, some twice, so that stability shows.
+        var elements = (0..<names.count).map { Value.link(Link(table: t, key: ObjectKey(Int64($0)))) }
+        elements.shuffle(using: &rng)
+        elements += elements.prefix(500)
+        for ascending in [true, false] {
+            let key = SortKey(path: SortPath(steps: [BoundProperty(table: t, index: 0)], text: "name"), ascending: ascending)
+            let fast = try #require(OrderingStep.sortByStringColumn(elements, key, snapshot))
+            let expected = elements.indices.sorted { a, b in
+                let r = Value.compare(snapshot.value(t, elements[a].linkValue!.key, 0), snapshot.value(t, elements[b].linkValue!.key, 0))
+                return r == .orderedSame ? a < b : (r == .orderedAscending) == ascending
+            }.map { elements[$0] }
+            #expect(fast == expected)
+        }
+    }
+
+    @Test("a string column with nulls, or a path through a link, is left to the general sort")
+    func declinesOtherShapes() {
+        let schema = Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string, isOptional: true)])])
+        var snapshot = Snapshot(schema: schema)
+        let t = TableKey(0)
+        snapshot.apply(.insert(t, ObjectKey(0), [.string("b")]))
+        snapshot.apply(.insert(t, ObjectKey(1), [.null]))
+        let key = SortKey(path: SortPath(steps: [BoundProperty(table: t, index: 0)], text: "name"), ascending: true)
+        let elements = [Value.link(Link(table: t, key: ObjectKey(0))), .link(Link(table: t, key: ObjectKey(1)))]
+        #expect(OrderingStep.sortByStringColumn(elements, key, snapshot) == nil)
+        #expect(OrderingStep.apply([.sort([key])], to: elements, snapshot: snapshot) == elements.reversed())
+    }
+}
