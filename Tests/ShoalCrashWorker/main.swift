@@ -3,11 +3,22 @@
 // with SIGKILL at a random moment and checks what reopening finds.
 //
 // Usage: ShoalCrashWorker PATH durable|relaxed
+//        ShoalCrashWorker PATH scenario KEY=VALUE…   (see CrashScenario)
 import Foundation
 import Shoal
 import ShoalTestSupport
 
 let arguments = CommandLine.arguments
+if arguments.count >= 3, arguments[2] == "scenario" {
+    guard let scenario = CrashScenario(arguments: Array(arguments.dropFirst(3))) else {
+        FileHandle.standardError.write(Data("usage: ShoalCrashWorker PATH scenario \(arguments.dropFirst(3))\n".utf8))
+        exit(2)
+    }
+    do { try ScenarioWorker.run(arguments[1], scenario) } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(1)
+    }
+}
 guard arguments.count == 3 else {
     FileHandle.standardError.write(Data("usage: ShoalCrashWorker PATH durable|relaxed\n".utf8))
     exit(2)

@@ -198,9 +198,7 @@ final class DatabaseLog: @unchecked Sendable {
             warnings.append("Migrated from schema version \(state.schemaVersion) to \(schemaVersion).")
         } else if deleteIfSchemaDiffers {
             lastResult = nil
-            for base in listing.segmentBases { try? io.unlink(at: listing.segmentPath(base: base)) }
-            for v in listing.snapshotVersions { try? io.unlink(at: joinPath(directory, LogFormat.snapshotFileName(version: v))) }
-            try? io.syncDirectory(at: directory)
+            try deleteStoredData(listing, directory: directory, io: io)
             listing = try LogDirectory.list(at: directory, io: io)
             state = Snapshot(schema: Schema([]))
             needsSchemaRecord = true
@@ -261,6 +259,26 @@ final class DatabaseLog: @unchecked Sendable {
             state = next
         }
         return Opened(log: log, snapshot: state, warnings: warnings)
+    }
+
+    /// Deletes every segment and snapshot `listing` names, for
+    /// `deleteRealmIfMigrationNeeded`: the newest segment first, then the
+    /// snapshots, so that a crash part way leaves the old data openable (and
+    /// the next open deletes it again). A deletion that fails stops the open:
+    /// a new log started beside old files would not open again, or would be
+    /// read after an old snapshot.
+    private static func deleteStoredData(_ listing: LogDirectory, directory: String, io: any FileIO) throws(ShoalError) {
+        let paths = listing.segmentBases.reversed().map { listing.segmentPath(base: $0) }
+            + listing.snapshotVersions.reversed().map { joinPath(directory, LogFormat.snapshotFileName(version: $0)) }
+        for path in paths {
+            do throws(FileIOError) { try io.unlink(at: path) } catch {
+                if error.errno == ENOENT { continue }
+                throw ShoalError(.fileAccess,
+                    "Cannot delete \(path) to discard the data stored under the old schema (deleteRealmIfMigrationNeeded): \(error.errnoDescription)",
+                    context: ["path": path, "errno": String(error.errno)])
+            }
+        }
+        do throws(FileIOError) { try io.syncDirectory(at: directory) } catch { throw .logSyncFailed(path: directory, error) }
     }
 
     /// Applies one replayed record to `state`.
@@ -402,15 +420,35 @@ final class DatabaseLog: @unchecked Sendable {
     /// safely: roll to a new segment at the snapshot's version, write the
     /// snapshot (tmp, fdatasync, rename, fsync of the directory), and only
     /// then delete older snapshots and segments. Call with the write lock held.
+    ///
+    /// With nothing committed since the segment began at the snapshot's
+    /// version (a compaction, a migration, or a compaction cut short by a
+    /// crash, just before), there is no roll: that segment already follows
+    /// the snapshot, and the next one would take its name. A snapshot of the
+    /// version already on disk that verifies is kept, not written again:
+    /// renaming over it would risk the only copy (PERSISTENCE.md §5).
     func compact(_ snapshot: Snapshot) throws(ShoalError) {
-        let payload = SnapshotCodec.encode(snapshot)
-        try state.withLock { (s: inout State) throws(ShoalError) in
+        let alreadyRolled = state.withLock { s in
             precondition(s.writer.lastVersion == snapshot.version, "compaction of version \(snapshot.version) with the log at \(s.writer.lastVersion)")
-            let rolled = try s.writer.roll(schemaFingerprint: snapshot.schema.fingerprint)
-            try? s.writer.close()
-            s.writer = rolled
-            _ = try SnapshotFile.write(payload, version: snapshot.version, schemaFingerprint: snapshot.schema.fingerprint,
-                directory: directory, io: io)
+            return s.writer.header.baseVersion == snapshot.version
+        }
+        let path = joinPath(directory, LogFormat.snapshotFileName(version: snapshot.version))
+        let existing = alreadyRolled && io.fileExists(at: path) ? try? SnapshotFile.read(at: path, io: io) : nil
+        let kept = existing.flatMap { $0.header.schemaFingerprint == snapshot.schema.fingerprint ? $0.payload.count : nil }
+        let payload = kept == nil ? SnapshotCodec.encode(snapshot) : []
+        try state.withLock { (s: inout State) throws(ShoalError) in
+            if !alreadyRolled {
+                let next = try s.writer.roll(schemaFingerprint: snapshot.schema.fingerprint)
+                try? s.writer.close()
+                s.writer = next
+            }
+            if kept != nil {
+                // Its name may not be durable yet (a crash between its rename and the directory's sync).
+                do throws(FileIOError) { try io.syncDirectory(at: directory) } catch { throw .logSyncFailed(path: directory, error) }
+            } else {
+                _ = try SnapshotFile.write(payload, version: snapshot.version, schemaFingerprint: snapshot.schema.fingerprint,
+                    directory: directory, io: io)
+            }
             let listing = try LogDirectory.list(at: directory, io: io)
             for v in listing.snapshotVersions where v < snapshot.version {
                 try? io.unlink(at: joinPath(directory, LogFormat.snapshotFileName(version: v)))
@@ -419,7 +457,7 @@ final class DatabaseLog: @unchecked Sendable {
                 try? io.unlink(at: listing.segmentPath(base: base))
             }
             try? io.syncDirectory(at: directory)
-            s.snapshotBytes = payload.count
+            s.snapshotBytes = kept ?? payload.count
             s.logBytesSinceSnapshot = 0
         }
     }

@@ -22,25 +22,9 @@ import Testing
     /// window to the machine: under load, opening the database may take
     /// longer than any fixed delay, and the kill would hit before any commit.
     static func runAndKill(_ path: String, policy: String, delayMicros: UInt32) throws -> Int {
-        let process = Process()
-        process.executableURL = workerURL
-        process.arguments = [path, policy]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var received = Data()
-        while !received.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }  // the worker ended by itself
-            received.append(chunk)
-        }
-        usleep(delayMicros)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        received.append(output.fileHandleForReading.readDataToEndOfFile())
-        let text = String(decoding: received, as: UTF8.self)
-        return text.split(separator: "\n").compactMap { Int($0) }.count
+        let output = try runWorker([path, policy], trigger: .firstAcknowledgement, delayMicros: delayMicros)
+        #expect(output.failure == nil, "the worker failed by itself: \(output.failure ?? "")")
+        return output.acknowledged.count
     }
 
     @Test("a second process opening a database that is open here gets a clear error naming it, and nothing changes")

@@ -1,0 +1,153 @@
+import Foundation
+import ShoalTestSupport
+import Testing
+@testable import Shoal
+
+/// Compactions with nothing committed since the last one: an explicit second
+/// `compact()`, and `shouldCompactOnLaunch` when the previous session's last
+/// act was a compaction (a kill right after it, in the SIGKILL crash test).
+extension DatabaseLogTests {
+    @Test("compacting twice with no commit between succeeds, and the database opens to the same state")
+    func compactTwice() throws {
+        let url = temporaryDatabaseURL()
+        let config = fileConfiguration(url)
+        let expected: Snapshot
+        do {
+            let realm = try Realm(configuration: config)
+            try realm.write { for i in 0..<5 { realm.create(Dog.self, value: ["id": i]) } }
+            try realm.compact()
+            try realm.compact()
+            try realm.write { realm.create(Dog.self, value: ["id": 5]) }
+            expected = realm.instance.coordinator.latest
+        }
+        let realm = try Realm(configuration: config)
+        #expect(realm.instance.coordinator.latest.hasSameContents(as: expected))
+    }
+
+    @Test("a database whose last act was a compaction opens with shouldCompactOnLaunch")
+    func compactOnLaunchAfterCompaction() throws {
+        let url = temporaryDatabaseURL()
+        var config = fileConfiguration(url)
+        do {
+            let realm = try Realm(configuration: config)
+            try realm.write { for i in 0..<5 { realm.create(Dog.self, value: ["id": i]) } }
+            try realm.compact()
+        }
+        config.shouldCompactOnLaunch = { _, _ in true }
+        let realm = try Realm(configuration: config)
+        #expect(realm.objects(Dog.self).count == 5)
+    }
+}
+
+extension DatabaseLogTests {
+    @Test("a compaction that failed after rolling the log (the snapshot's rename refused) succeeds when retried, and a third keeps the snapshot")
+    func retryAfterFailedCompaction() throws {
+        let io = FaultyFileIO()
+        let schema = Schema([ObjectSchema(className: "A", properties: [Property(name: "n", type: .int)])])
+        let opened = try DatabaseLog.open(directory: "/db", schema: schema, durability: .durable, io: io)
+        var state = opened.snapshot
+        for n in 0..<3 {
+            state = try DatabaseLogCrashTests.commit(opened.log, state, n)
+        }
+        // The roll renames its new segment into place; the snapshot's rename is the next one.
+        io.inject(.rename, onCall: io.callCount(.rename) + 2, errno: ENOSPC)
+        #expect(throws: ShoalError.self) { try opened.log.compact(state) }
+        #expect(io.contents(of: "/db/" + LogFormat.segmentFileName(baseVersion: state.version)) != nil)
+        try opened.log.compact(state)
+        #expect(try io.listDirectory(at: "/db").filter { $0.hasSuffix(".wal") } == [LogFormat.segmentFileName(baseVersion: state.version)])
+        // Once more: the snapshot on disk is kept, never renamed over.
+        let renames = io.callCount(.rename)
+        try opened.log.compact(state)
+        #expect(io.callCount(.rename) == renames)
+        state = try DatabaseLogCrashTests.commit(opened.log, state, 3)
+        opened.log.close()
+        let reopened = try DatabaseLog.open(directory: "/db", schema: schema, durability: .durable, io: io)
+        #expect(reopened.snapshot.hasSameContents(as: state))
+        reopened.log.close()
+    }
+
+    @Test("a migration on an open with shouldCompactOnLaunch succeeds, and so does the next open")
+    func compactOnLaunchAfterMigration() throws {
+        let url = temporaryDatabaseURL()
+        do {
+            let realm = try Realm(configuration: CrashScenario.configuration(url, schemaVersion: 0))
+            try realm.write { realm.create(CrashItemA.self, value: ["id": 0, "stamp": 0, "note": CrashScenario.note(id: 0)]) }
+        }
+        var config = CrashScenario.configuration(url, schemaVersion: 1)
+        config.shouldCompactOnLaunch = { _, _ in true }
+        for _ in 0..<2 {
+            let realm = try Realm(configuration: config)
+            let item = try #require(realm.dynamicObjects("CrashItem").first)
+            #expect(item["stamp"] as? Int == 1)
+            #expect(item["text"] as? String == CrashScenario.note(id: 0))
+        }
+    }
+}
+
+extension DatabaseLogTests {
+    @Test("`shoal compact` twice in a row, and on a copy written by writeCopy (a snapshot and no log), succeeds and keeps the data")
+    func toolCompactionWithNothingNew() throws {
+        let url = temporaryDatabaseURL()
+        let copy = url.deletingLastPathComponent().appendingPathComponent("copy.realm")
+        do {
+            let realm = try Realm(configuration: fileConfiguration(url))
+            try realm.write { for i in 0..<5 { realm.create(Dog.self, value: ["id": i]) } }
+            try realm.writeCopy(toFile: copy)
+        }
+        for path in [url.path, url.path, copy.path, copy.path] {
+            _ = try LogRepairer.compact(at: path)
+        }
+        for path in [url, copy] {
+            #expect(try Realm(configuration: fileConfiguration(path)).objects(Dog.self).count == 5)
+        }
+    }
+}
+
+extension DatabaseLogTests {
+    @Test("deleteRealmIfMigrationNeeded whose deletions fail part way refuses to open, and once the disk recovers, deletes the old data and keeps the new")
+    func deleteStoredDataWithFailedUnlink() throws {
+        let other = Schema([ObjectSchema(className: "B", properties: [Property(name: "n", type: .int)])])
+        // The files: a snapshot and a segment after it, and a stale segment
+        // left by a crash before the compaction could delete it.
+        for failing in 1...3 {
+            let io = FaultyFileIO()
+            let opened = try DatabaseLog.open(directory: "/db", schema: DatabaseLogCrashTests.v0, durability: .durable, io: io)
+            var state = opened.snapshot
+            var states: [UInt64: Snapshot] = [:]
+            var stale: [UInt8] = []
+            for n in 0..<5 {
+                state = try DatabaseLogCrashTests.commit(opened.log, state, n)
+                states[state.version] = state
+                if n == 2 {
+                    stale = try #require(io.contents(of: "/db/" + LogFormat.segmentFileName(baseVersion: 0)))
+                    try opened.log.compact(state)
+                }
+            }
+            opened.log.close()
+            io.setContents(of: "/db/" + LogFormat.segmentFileName(baseVersion: 0), stale)
+            #expect(try io.listDirectory(at: "/db").count(where: { $0.hasSuffix(".wal") || $0.hasSuffix(".snap") }) == 3)
+
+            io.inject(.unlink, onCall: io.callCount(.unlink) + failing, errno: EIO)
+            let error = #expect(throws: ShoalError.self) {
+                try DatabaseLog.open(directory: "/db", schema: other, durability: .durable, io: io, deleteIfSchemaDiffers: true)
+            }
+            #expect(error?.code == .fileAccess && error?.message.contains("deleteRealmIfMigrationNeeded") == true, "\(String(describing: error))")
+            // What is left still opens, under the old schema, to a committed
+            // state of the old data (the newest segment went first)…
+            let left = try DatabaseLog.open(directory: "/db", schema: DatabaseLogCrashTests.v0, durability: .durable, io: io)
+            #expect(states[left.snapshot.version].map { left.snapshot.hasSameContents(as: $0) } == true, "unlink \(failing)")
+            left.log.close()
+            // …and, the disk healthy again, the deletion completes and new data stays.
+            io.clearFaults()
+            let fresh = try DatabaseLog.open(directory: "/db", schema: other, durability: .durable, io: io, deleteIfSchemaDiffers: true)
+            let table = try #require(fresh.snapshot.schema.tableByName["B"])
+            var record = ChangeRecord(baseVersion: fresh.snapshot.version)
+            record.ops = [.insert(table, ObjectKey(0), [.int(42)])]
+            try fresh.log.waitUntilDurable(try fresh.log.enqueue(record, version: fresh.snapshot.version + 1))
+            fresh.log.close()
+            let reopened = try DatabaseLog.open(directory: "/db", schema: other, durability: .durable, io: io)
+            #expect(reopened.snapshot.value(table, ObjectKey(0), 0) == .int(42), "unlink \(failing)")
+            reopened.log.close()
+        }
+    }
+}
