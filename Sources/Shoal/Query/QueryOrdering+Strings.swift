@@ -15,32 +15,34 @@ extension OrderingStep {
         let column = snapshot.withTable(step.table) { $0.pointee.scalars[step.index] }
         guard column.nulls == nil, column.kind == .string else { return nil }
         let strings = column.bytes
-        var entries: [(prefix: UInt64, slot: Int32, position: Int32)] = []
+        // Every element's bytes copied into one buffer, so that comparing
+        // two reads one pointer, not two leaves through their arrays.
+        var flat: [UInt8] = []
+        var entries: [(prefix: UInt64, start: Int, count: Int, position: Int)] = []
         entries.reserveCapacity(elements.count)
         for (position, element) in elements.enumerated() {
-            guard case .link(let link) = element, link.table == step.table, link.key.slot < strings.count,
-                  link.key.slot <= Int(Int32.max), position <= Int(Int32.max)
-            else { return nil }
+            guard case .link(let link) = element, link.table == step.table, link.key.slot < strings.count else { return nil }
+            let start = flat.count
             let prefix = strings.withBytes(link.key.slot) { bytes -> UInt64 in
+                flat.append(contentsOf: bytes)
                 var p: UInt64 = 0
                 for i in 0..<8 { p = p << 8 | UInt64(i < bytes.count ? bytes[i] : 0) }
                 return p
             }
-            entries.append((prefix, Int32(link.key.slot), Int32(position)))
+            entries.append((prefix, start, flat.count - start, position))
         }
         let ascending = key.ascending
-        entries.sort { a, b in
-            if a.prefix != b.prefix { return (a.prefix < b.prefix) == ascending }
-            let order = strings.withBytes(Int(a.slot)) { x in
-                strings.withBytes(Int(b.slot)) { y in
-                    let n = Swift.min(x.count, y.count)
-                    let c = n == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, n)
-                    return c != 0 ? c : (x.count < y.count ? -1 : (x.count == y.count ? 0 : 1))
-                }
+        flat.withUnsafeBufferPointer { flat in
+            let base = flat.baseAddress
+            entries.sort { a, b in
+                if a.prefix != b.prefix { return (a.prefix < b.prefix) == ascending }
+                let n = Swift.min(a.count, b.count)
+                var order = n <= 8 ? 0 : Int(memcmp(base! + a.start + 8, base! + b.start + 8, n - 8))
+                if order == 0 { order = a.count < b.count ? -1 : (a.count == b.count ? 0 : 1) }
+                if order == 0 { return a.position < b.position }
+                return (order < 0) == ascending
             }
-            if order == 0 { return a.position < b.position }
-            return (order < 0) == ascending
         }
-        return entries.map { elements[Int($0.position)] }
+        return entries.map { elements[$0.position] }
     }
 }
