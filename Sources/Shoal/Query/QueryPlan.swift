@@ -238,6 +238,14 @@ struct QueryPlan {
                 keys = storage.liveKeys
             }
         }
+        // Column tests the typed leaves can answer go first, read in place.
+        tests.removeAll { test in
+            guard let (property, matcher) = Self.columnTest(test, table),
+                  let kept = storage.scalars[property].filter(keys, matching: matcher)
+            else { return false }
+            keys = kept
+            return true
+        }
         guard !tests.isEmpty else { return keys }
         let predicate: CompiledPredicate = tests.count == 1 ? tests[0] : .and(tests)
         return keys.filter { evaluator.matches(predicate, .link(Link(table: table, key: $0))) }

@@ -42,6 +42,23 @@ extension Column {
     }
 }
 
+extension Column {
+    /// The keys among `keys` (live objects) whose value `matcher` passes,
+    /// in their order, when the typed leaves can answer (integers compared
+    /// with integer constants, exact string equality, no nulls); `nil`
+    /// otherwise, for the caller to test values one by one.
+    func filter(_ keys: [ObjectKey], matching matcher: ValueMatcher) -> [ObjectKey]? {
+        guard nulls == nil else { return nil }
+        if kind == .int, let test = IntegerTest(matcher) {
+            return keys.filter { test.passes(ints[$0.slot]) }
+        }
+        if kind == .string, let wanted = StringEquality(matcher) {
+            return keys.filter { key in bytes.withBytes(key.slot) { wanted.passes($0) } }
+        }
+        return nil
+    }
+}
+
 /// A comparison of integers with integer constants, as ``ValueMatcher``
 /// decides it for `.int` values: the typed form a column scan runs.
 struct IntegerTest {

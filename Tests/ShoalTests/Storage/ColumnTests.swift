@@ -137,3 +137,25 @@ import Testing
         #expect(OrderingStep.apply([.sort([key])], to: elements, snapshot: snapshot) == elements.reversed())
     }
 }
+
+extension ColumnTests {
+    @Test("filtering given keys over the typed leaves keeps exactly the keys the matcher passes, and declines what it cannot answer")
+    func typedFilter() {
+        var rng = SeededRandom(seed: 3)
+        var ints = Column(for: Property(name: "age", type: .int))
+        var names = Column(for: Property(name: "name", type: .string))
+        for _ in 0..<5_000 {
+            ints.append(.int(Int64.random(in: 0...15, using: &rng)))
+            names.append(Self.value(.string, &rng, nullOneIn: .max))
+        }
+        let keys = (0..<5_000).filter { _ in Bool.random(using: &rng) }.map { ObjectKey(Int64($0)) }
+        for matcher in [ValueMatcher(.between, [.int(3), .int(5)], options: []), ValueMatcher(.notEqual, [.int(7)], options: [])] {
+            #expect(ints.filter(keys, matching: matcher) == keys.filter { matcher.matches(ints[$0.slot]) })
+        }
+        let equal = ValueMatcher(.equal, [.string("abc")], options: [])
+        #expect(names.filter(keys, matching: equal) == keys.filter { equal.matches(names[$0.slot]) })
+        // A double constant, or [c], is left to the value-by-value test.
+        #expect(ints.filter(keys, matching: ValueMatcher(.lessThan, [.double(3.5)], options: [])) == nil)
+        #expect(names.filter(keys, matching: ValueMatcher(.equal, [.string("abc")], options: [.caseInsensitive])) == nil)
+    }
+}
