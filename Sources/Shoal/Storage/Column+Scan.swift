@@ -25,6 +25,19 @@ extension Column {
                 leaf.bytes.withUnsafeBytes { bytes in
                     leaf.ends.withUnsafeBufferPointer { ends in
                         var start = 0
+                        if let (operand, negated) = wanted.single {
+                            // One constant: lengths first, bytes only when they agree.
+                            operand.withUnsafeBytes { operand in
+                                for (offset, end) in ends.enumerated() {
+                                    let length = Int(end) &- start
+                                    let equal = length == operand.count
+                                        && (length == 0 || memcmp(bytes.baseAddress! + start, operand.baseAddress!, length) == 0)
+                                    start = Int(end)
+                                    if equal != negated && isLive(base &+ offset) { keys.append(ObjectKey(Int64(base &+ offset))) }
+                                }
+                            }
+                            return
+                        }
                         for (offset, end) in ends.enumerated() {
                             let value = UnsafeRawBufferPointer(rebasing: bytes[start..<Int(end)])
                             start = Int(end)
@@ -118,6 +131,12 @@ struct StringEquality {
             operands.append(Array(s.utf8))
         }
         self.operands = operands
+    }
+
+    /// The one constant and whether the test is `!=`, when there is one
+    /// constant.
+    var single: (operand: [UInt8], negated: Bool)? {
+        operands.count == 1 ? (operands[0], negated) : nil
     }
 
     @inline(__always)
