@@ -82,13 +82,15 @@ final class RealmInstance {
     /// snapshot in place (``current`` returns a copy, which retains every table).
     func isAlive(_ table: TableKey, _ key: ObjectKey) -> Bool {
         if let transaction { return transaction.working.isAlive(table, key) }
-        return snapshot.isAlive(table, key)
+        // Through the property's address: calling a method on `snapshot`
+        // copies it first (a retain per table array and schema field).
+        return withUnsafePointer(to: &snapshot) { $0.pointee.isAlive(table, key) }
     }
 
     /// A single-valued property in the visible state, read in place.
     func value(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> Value {
         if let transaction { return transaction.working.value(table, key, property) }
-        return snapshot.value(table, key, property)
+        return withUnsafePointer(to: &snapshot) { $0.pointee.value(table, key, property) }
     }
 
     func verifyThread() {
