@@ -38,12 +38,16 @@ enum SnapshotCodec {
     /// refused before it is allocated for.
     static let maximumSlots = 1 << 32
     /// The most memory cells the deleted slots of one loaded table may take:
-    /// 2^26, counting one cell per slot and stored property (one per slot for
-    /// a class without any), about 2 GB of values. Deleted slots take no bytes
-    /// in the file but a value per stored property each once loaded, so their
-    /// count cannot be checked against the file's size; this bound is checked
-    /// before anything is allocated for them (FORMAT.md, "Limits").
-    static let maximumDeletedSlotCells = 1 << 26
+    /// 2^28, counting one cell per slot and stored property (one per slot for
+    /// a class without any). In typed columns a deleted slot's cell is a
+    /// placeholder value and a validity byte, about 9 bytes, so this is about
+    /// 2.4 GB. Deleted slots take no bytes in the file but a cell per stored
+    /// property each once loaded, so their count cannot be checked against
+    /// the file's size; this bound is checked before anything is allocated
+    /// for them (FORMAT.md, "Limits"). It was 2^26 while each cell was a
+    /// 32-byte `Value`; the same memory now holds four times the cells, so a
+    /// store that deleted that many objects over its life still opens.
+    static let maximumDeletedSlotCells = 1 << 28
 
     /// Why `deleted` deleted slots of `className`, a class with `stored`
     /// stored properties, are refused, or `nil` when they are within
