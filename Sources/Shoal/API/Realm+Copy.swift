@@ -15,6 +15,13 @@ extension Realm {
     ///   be written; `fileNotFound` when its parent directory does not exist.
     /// - Note: Differs from Realm: there is no `encryptionKey` parameter.
     public func writeCopy(toFile fileURL: URL) throws {
+        try writeCopy(toFile: fileURL, io: PosixFileIO())
+    }
+
+    /// ``writeCopy(toFile:)`` through a file system seam (tests pass a
+    /// fault-injecting one). The directory is made through `io`, which makes
+    /// its entry durable before the snapshot is synced into it.
+    func writeCopy(toFile fileURL: URL, io: some FileIO) throws {
         instance.verifyThread()
         let destination = fileURL.standardizedFileURL.path
         if FileManager.default.fileExists(atPath: destination) {
@@ -29,9 +36,9 @@ extension Realm {
         }
         let state = instance.current
         do {
-            try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: false)
+            try io.createDirectory(at: destination)
             try SnapshotFile.write(SnapshotCodec.encode(state), version: state.version,
-                schemaFingerprint: state.schema.fingerprint, directory: destination, io: PosixFileIO())
+                schemaFingerprint: state.schema.fingerprint, directory: destination, io: io)
         } catch {
             try? FileManager.default.removeItem(atPath: destination)
             if let error = error as? ShoalError { throw error }
