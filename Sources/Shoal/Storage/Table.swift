@@ -3,10 +3,23 @@ import Foundation
 import OrderedCollections
 
 /// One link pointing at an object: who links, through which property.
+///
+/// 16 bytes: the property index is stored in 32 bits beside the origin's
+/// table key (an object linked from many others holds one per link).
 struct Backlink: Hashable, Sendable {
     var origin: TableKey
-    var property: Int
+    private var propertyIndex: UInt32
     var key: ObjectKey
+
+    init(origin: TableKey, property: Int, key: ObjectKey) {
+        precondition(property >= 0 && property <= Int(UInt32.max), "property index \(property) out of range")
+        self.origin = origin
+        self.propertyIndex = UInt32(property)
+        self.key = key
+    }
+
+    /// The index of the linking property in the origin's class.
+    var property: Int { Int(propertyIndex) }
 }
 
 /// The objects of one class, held column-wise, indexed by object key (a key

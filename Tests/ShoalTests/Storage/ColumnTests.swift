@@ -159,3 +159,12 @@ extension ColumnTests {
         #expect(names.filter(keys, matching: ValueMatcher(.equal, [.string("abc")], options: [.caseInsensitive])) == nil)
     }
 }
+
+extension ColumnTests {
+    @Test("a backlink takes 16 bytes and keeps its property index")
+    func backlinkLayout() {
+        let b = Backlink(origin: TableKey(3), property: 70_000, key: ObjectKey(Int64.max))
+        #expect(MemoryLayout<Backlink>.stride == 16)
+        #expect(b.origin == TableKey(3) && b.property == 70_000 && b.key == ObjectKey(Int64.max))
+    }
+}
