@@ -41,6 +41,7 @@ build() {
             -I "$PRODUCTS/Modules" \
             -Xcc -fmodule-map-file="$ROOT/Sources/CLZ4/module.modulemap" \
             -Xcc -fmodule-map-file="$ROOT/Sources/CXXHash/module.modulemap" \
+            -Xcc -fmodule-map-file="$ROOT/Sources/CSwiftRuntime/module.modulemap" \
             "$ROOT/Fuzz/Support/FuzzSupport.swift" "$source" "${objects[@]}" \
             -llz4 -lxxhash -o "$BIN/$target" 2> >(grep -v "Cannot export local symbol" >&2)
     done
