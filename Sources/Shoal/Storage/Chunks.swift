@@ -145,9 +145,6 @@ struct ByteChunks: Sendable {
         }
     }
 
-    /// The byte count of value `i`.
-    func byteCount(_ i: Int) -> Int { leaves[i &>> Self.bits].range(i & Self.mask).count }
-
     func string(_ i: Int) -> String {
         withBytes(i) { String(decoding: $0, as: UTF8.self) }
     }
@@ -179,6 +176,4 @@ struct ByteChunks: Sendable {
         string.withUTF8 { set(i, UnsafeRawBufferPointer($0)) }
     }
 
-    /// Heap bytes of the values (for memory reports).
-    var byteSize: Int { leaves.reduce(0) { $0 + $1.bytes.count + 4 * $1.ends.count } }
 }
