@@ -273,9 +273,7 @@ struct QueryPlan {
 
     /// The live objects whose `property` matches, tested over the typed column.
     private static func scanColumn(_ storage: Table, _ property: Int, _ matcher: ValueMatcher) -> [ObjectKey] {
-        var alive: [ContiguousArray<Bool>] = []
-        storage.alive.forEachChunk { _, chunk in alive.append(chunk) }
-        return storage.scalars[property].slots(matching: matcher, alive: alive)
+        storage.scalars[property].slots(matching: matcher, alive: storage.alive)
     }
 }
 

@@ -175,5 +175,4 @@ struct ByteChunks: Sendable {
         var string = string
         string.withUTF8 { set(i, UnsafeRawBufferPointer($0)) }
     }
-
 }

@@ -4,12 +4,11 @@ extension Column {
     /// The live slots whose value `matcher` passes, in slot order: the scan
     /// of a comparison of one column with constants.
     ///
-    /// `alive` holds the table's liveness in leaves of ``Chunks/width``. Integer comparisons with integer
+    /// `alive` is the table's liveness. Integer comparisons with integer
     /// constants and exact string equality run over the typed leaves with
     /// no `Value` built; other comparisons build a `Value` per live slot.
-    func slots(matching matcher: ValueMatcher, alive: [ContiguousArray<Bool>]) -> [ObjectKey] {
-        let shift = Chunks<Bool>.bits, mask = Chunks<Bool>.mask
-        @inline(__always) func isLive(_ slot: Int) -> Bool { alive[slot &>> shift][slot & mask] }
+    func slots(matching matcher: ValueMatcher, alive: Chunks<Bool>) -> [ObjectKey] {
+        @inline(__always) func isLive(_ slot: Int) -> Bool { alive[slot] }
         var keys: [ObjectKey] = []
         if nulls == nil, kind == .int, let test = IntegerTest(matcher) {
             ints.forEachLeaf { base, leaf in

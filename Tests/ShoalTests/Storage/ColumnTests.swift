@@ -85,15 +85,13 @@ import Testing
             }
             var alive = Chunks<Bool>()
             for _ in 0..<n { alive.append(Int.random(in: 0..<7, using: &rng) != 0) }
-            var leaves: [ContiguousArray<Bool>] = []
-            alive.forEachChunk { _, chunk in leaves.append(chunk) }
             let operators: [PredicateTree.ComparisonOperator] = [.equal, .notEqual, .in, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .between]
             let op = operators.randomElement(using: &rng)!
             let operands: [Value] = type == .int
                 ? [.int(Int64.random(in: 0...15, using: &rng)), .int(Int64.random(in: 0...15, using: &rng))]
                 : [Self.value(.string, &rng, nullOneIn: .max), Self.value(.string, &rng, nullOneIn: .max)]
             let matcher = ValueMatcher(op, op == .between || op == .in ? operands : [operands[0]], options: [])
-            let scanned = column.slots(matching: matcher, alive: leaves)
+            let scanned = column.slots(matching: matcher, alive: alive)
             let expected = (0..<n).filter { alive[$0] && matcher.matches(column[$0]) }.map { ObjectKey(Int64($0)) }
             #expect(scanned == expected, "round \(round): \(op) \(operands)")
         }
