@@ -156,16 +156,42 @@ struct ByteReader {
         let from = offset
         offset += Int(n)
         let valid: String? = bytes.withUnsafeBufferPointer { all in
-            let input = UnsafeBufferPointer(rebasing: all[from..<from + Int(n)])
-            var s = String(decoding: input, as: UTF8.self)
-            if Self.isASCII(input) { return s }
-            let same = s.withUTF8 { output in
-                output.count == input.count && memcmp(output.baseAddress!, input.baseAddress!, input.count) == 0
-            }
-            return same ? s : nil
+            Self.validString(UnsafeBufferPointer(rebasing: all[from..<from + Int(n)]))
         }
         guard let valid else { throw DecodingFailure(offset: start, reason: "string is not valid UTF-8") }
         return valid
+    }
+
+    /// Reads a length-prefixed string that must be valid UTF-8, as
+    /// ``string()`` does, and hands its bytes to `body` in place instead of
+    /// making a `String`: what decoders that store the bytes use.
+    mutating func withStringBytes(_ body: (UnsafeRawBufferPointer) -> Void) throws(DecodingFailure) {
+        let start = offset
+        let n = try varint()
+        guard n <= UInt64(bytes.count - offset) else {
+            throw DecodingFailure(offset: start, reason: "length \(n) runs past the end of the payload")
+        }
+        let from = offset
+        offset += Int(n)
+        let valid: Bool = bytes.withUnsafeBufferPointer { all in
+            let input = UnsafeBufferPointer(rebasing: all[from..<from + Int(n)])
+            guard Self.isASCII(input) || Self.validString(input) != nil else { return false }
+            body(UnsafeRawBufferPointer(input))
+            return true
+        }
+        guard valid else { throw DecodingFailure(offset: start, reason: "string is not valid UTF-8") }
+    }
+
+    /// `input` as a `String` if it is valid UTF-8. ASCII needs no further
+    /// check; otherwise a repair of invalid input changes the bytes, so
+    /// comparing them back is the validation.
+    private static func validString(_ input: UnsafeBufferPointer<UInt8>) -> String? {
+        var s = String(decoding: input, as: UTF8.self)
+        if isASCII(input) { return s }
+        let same = s.withUTF8 { output in
+            output.count == input.count && memcmp(output.baseAddress!, input.baseAddress!, input.count) == 0
+        }
+        return same ? s : nil
     }
 
     /// Whether every byte is below 0x80, checked eight bytes at a time.

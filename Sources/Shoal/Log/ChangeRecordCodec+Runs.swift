@@ -192,15 +192,30 @@ extension ChangeRecordCodec {
             }
         case .int:
             try check(.int(0), at: kindOffset)
-            try fill { r throws(DecodingFailure) in .int(try r.signed()) }
+            // A column of an int property is decoded straight into the
+            // typed column the table keeps (a mixed one into values).
+            guard shape.value.type == .int else {
+                try fill { r throws(DecodingFailure) in .int(try r.signed()) }
+                break
+            }
+            var typed = Column(kind: .int)
+            for _ in 0..<count { typed.appendInt(try r.signed()) }
+            return RunColumn(typed: typed)
         case .string:
             try check(.string(""), at: kindOffset)
-            try fill { r throws(DecodingFailure) in .string(try r.string()) }
+            guard shape.value.type == .string else {
+                try fill { r throws(DecodingFailure) in .string(try r.string()) }
+                break
+            }
+            var typed = Column(kind: .string)
+            for _ in 0..<count { try r.withStringBytes { typed.appendBytes($0) } }
+            return RunColumn(typed: typed)
         case .link:
             let target = TableKey(try r.index(below: schema.objectSchema.count, "link table"))
             try check(.link(Link(table: target, key: ObjectKey(0))), at: kindOffset)
             var nullChecked = false
-            try fill { r throws(DecodingFailure) in
+            /// The key of the next link, `-1` for null.
+            func nextKey(_ r: inout ByteReader) throws(DecodingFailure) -> Int64 {
                 let offset = r.offset
                 let ref = try r.varint()
                 if ref == 0 {
@@ -208,11 +223,21 @@ extension ChangeRecordCodec {
                         try check(.null, at: offset)
                         nullChecked = true
                     }
-                    return .null
+                    return -1
                 }
                 guard ref - 1 < UInt64(Int64.max) else { throw DecodingFailure(offset: offset, reason: "insert run: link key out of range") }
-                return .link(Link(table: target, key: ObjectKey(Int64(ref - 1))))
+                return Int64(ref - 1)
             }
+            guard shape.value.type == .object else {
+                try fill { r throws(DecodingFailure) in
+                    let key = try nextKey(&r)
+                    return key < 0 ? .null : .link(Link(table: target, key: ObjectKey(key)))
+                }
+                break
+            }
+            var typed = Column(kind: .link, linkTarget: target)
+            for _ in 0..<count { typed.appendInt(try nextKey(&r)) }
+            return RunColumn(typed: typed)
         }
         return column
     }

@@ -80,6 +80,18 @@ struct Chunks<Element: Sendable>: RandomAccessCollection, Sendable {
         }
     }
 
+    /// Appends every element of `other`: where this ends at a leaf
+    /// boundary, by taking `other`'s leaves as they are (no element is
+    /// copied until one of them is written to), otherwise a leaf at a time.
+    mutating func append(contentsOf other: Chunks<Element>) {
+        guard count & Self.mask == 0 else {
+            for leaf in other.leaves { append(contentsOf: leaf) }
+            return
+        }
+        leaves.append(contentsOf: other.leaves)
+        count += other.count
+    }
+
     /// The leaf holding value `i`, and the index of its first value.
     func chunk(containing i: Int) -> (base: Int, elements: ContiguousArray<Element>) {
         precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
@@ -160,6 +172,17 @@ struct ByteChunks: Sendable {
     mutating func append(_ string: String) {
         var string = string
         string.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Appends every value of `other`: where this ends at a leaf boundary,
+    /// by taking `other`'s leaves as they are, otherwise value by value.
+    mutating func append(contentsOf other: ByteChunks) {
+        guard count & Self.mask == 0 else {
+            for i in 0..<other.count { other.withBytes(i) { append($0) } }
+            return
+        }
+        leaves.append(contentsOf: other.leaves)
+        count += other.count
     }
 
     mutating func appendEmpty(count n: Int) {

@@ -75,6 +75,13 @@ struct Column: Sendable {
         }
     }
 
+    /// An empty column of `kind` (links into `linkTarget`): what decoders
+    /// fill with ``appendInt(_:)`` and ``appendBytes(_:)``.
+    init(kind: Kind, linkTarget: TableKey? = nil) {
+        self.kind = kind
+        self.linkTarget = linkTarget
+    }
+
     var count: Int {
         switch kind {
         case .none: placeholders
@@ -174,6 +181,54 @@ struct Column: Sendable {
             }
         }
         for v in rest { put(v, at: nil) }
+    }
+
+    /// Appends every value of `other` in order, as ``append(_:)`` would one
+    /// by one: leaf by leaf when both hold the same kind (and links the
+    /// same table), taking `other`'s leaves as they are where this column
+    /// ends at a leaf boundary; value by value otherwise.
+    mutating func append(contentsOf other: Column) {
+        let sameTarget = kind != .link || linkTarget == nil || other.linkTarget == nil || linkTarget == other.linkTarget
+        guard other.kind == kind, sameTarget else {
+            withUnsafePointer(to: other) { other in
+                for i in 0..<other.pointee.count { put(Column.value(other, i), at: nil) }
+            }
+            return
+        }
+        let start = count
+        switch kind {
+        case .none: placeholders += other.placeholders
+        case .int, .link:
+            ints.append(contentsOf: other.ints)
+            if linkTarget == nil { linkTarget = other.linkTarget }
+        case .bool: bools.append(contentsOf: other.bools)
+        case .float: floats.append(contentsOf: other.floats)
+        case .double, .date: doubles.append(contentsOf: other.doubles)
+        case .objectId: objectIds.append(contentsOf: other.objectIds)
+        case .decimal: decimals.append(contentsOf: other.decimals)
+        case .uuid: uuids.append(contentsOf: other.uuids)
+        case .string, .data: bytes.append(contentsOf: other.bytes)
+        case .values: tagged.append(contentsOf: other.tagged)
+        }
+        // The validity vector, where either side has one.
+        if nulls != nil || other.nulls != nil {
+            if nulls == nil { nulls = Chunks(repeating: false, count: start) }
+            if let theirs = other.nulls { nulls!.append(contentsOf: theirs) } else { nulls!.append(repeating: false, count: other.count) }
+        }
+    }
+
+    /// Appends an integer to an int column, or an object key (`-1` for
+    /// null) to a link column, with no `Value` made.
+    mutating func appendInt(_ x: Int64) {
+        precondition((kind == .int && nulls == nil) || kind == .link, "an integer appended to a \(kind) column")
+        ints.append(x)
+    }
+
+    /// Appends the bytes of a string (valid UTF-8) or data value to a
+    /// string or data column, with no `Value` made.
+    mutating func appendBytes(_ value: UnsafeRawBufferPointer) {
+        precondition((kind == .string || kind == .data) && nulls == nil, "bytes appended to a \(kind) column")
+        bytes.append(value)
     }
 
     /// Appends `n` nulls.

@@ -14,8 +14,20 @@ struct RunColumn: RandomAccessCollection, MutableCollection, Equatable, Sendable
     /// shorter).
     private(set) var leaves: [ContiguousArray<Value>] = []
     private(set) var count = 0
+    /// The values as a typed column, when a decoder made them so
+    /// (``isTyped``; `leaves` is then empty): appended to the table's
+    /// column leaf by leaf, with no `Value` made per value.
+    private(set) var typed = Column(kind: .none)
+    private(set) var isTyped = false
 
     init() {}
+
+    /// A run column holding `column`'s values, in its typed form.
+    init(typed column: Column) {
+        typed = column
+        isTyped = true
+        count = column.count
+    }
 
     init(arrayLiteral values: Value...) { self.init(values) }
 
@@ -40,15 +52,37 @@ struct RunColumn: RandomAccessCollection, MutableCollection, Equatable, Sendable
     subscript(i: Int) -> Value {
         get {
             precondition(i >= 0 && i < count, "run column index \(i) out of range 0..<\(count)")
+            if isTyped { return typed[i] }
             return leaves[i >> Self.bits][i & Self.mask]
         }
         set {
             precondition(i >= 0 && i < count, "run column index \(i) out of range 0..<\(count)")
+            if isTyped {
+                typed.set(i, newValue)
+                return
+            }
             leaves[i >> Self.bits][i & Self.mask] = newValue
         }
     }
 
+    /// Whether a value may be a link: a scan of the values, or only the
+    /// typed column's kind.
+    var mayHoldLinks: Bool {
+        if isTyped { return typed.kind == .link || typed.kind == .values }
+        return contains { $0.linkValue != nil }
+    }
+
+    /// Turns a typed run column into pieces of values, before a change
+    /// other than a set.
+    private mutating func makeUntyped() {
+        guard isTyped else { return }
+        let column = typed
+        self = RunColumn()
+        for i in 0..<column.count { append(column[i]) }
+    }
+
     mutating func append(_ value: Value) {
+        makeUntyped()
         if count & Self.mask == 0 {
             var leaf = ContiguousArray<Value>()
             leaf.reserveCapacity(Self.mask + 1)
@@ -62,6 +96,7 @@ struct RunColumn: RandomAccessCollection, MutableCollection, Equatable, Sendable
     /// multiple of the leaf width): the fast form of ``append(_:)`` for
     /// decoders, which fill a piece at a time.
     mutating func append(leaf: ContiguousArray<Value>) {
+        makeUntyped()
         precondition(count & Self.mask == 0 && leaf.count <= Self.mask + 1, "a piece of \(leaf.count) appended at \(count)")
         guard !leaf.isEmpty else { return }
         leaves.append(leaf)
@@ -74,6 +109,7 @@ struct RunColumn: RandomAccessCollection, MutableCollection, Equatable, Sendable
     @discardableResult
     mutating func removeLast() -> Value {
         precondition(count > 0, "removeLast on an empty run column")
+        makeUntyped()
         count -= 1
         let value = leaves[leaves.count - 1].removeLast()
         if leaves[leaves.count - 1].isEmpty { leaves.removeLast() }

@@ -130,7 +130,13 @@ extension Snapshot {
         let ti = t.index
         let columnCount = withTable(t) { $0.pointee.scalars.count }
         precondition(columns.count == columnCount, "insert into \(schema.objectSchema[ti].className) with \(columns.count) columns for \(columnCount) properties")
-        for p in columns.indices { tables[ti].scalars[p].append(contentsOf: columns[p]) }
+        for p in columns.indices {
+            if columns[p].isTyped {
+                tables[ti].scalars[p].append(contentsOf: columns[p].typed)
+            } else {
+                tables[ti].scalars[p].append(contentsOf: columns[p])
+            }
+        }
         tables[ti].appendSlots(columns.first?.count ?? 0, alive: true)
         addBacklinks(links)
     }

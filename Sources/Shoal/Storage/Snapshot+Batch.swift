@@ -137,7 +137,7 @@ struct BatchApplier {
         var linkColumns: [Int] = []
         for (p, column) in inserts.columns.enumerated() {
             guard column.count == inserts.count else { return "insert run of \(inserts.count) \(className) with \(column.count) values of property \(p)" }
-            if column.contains(where: { $0.linkValue != nil }) { linkColumns.append(p) }
+            if column.mayHoldLinks { linkColumns.append(p) }
         }
         // Object by object, as single inserts would make the backlinks.
         var links: [(target: Link, backlink: Backlink)] = []
