@@ -199,7 +199,7 @@ extension ChangeRecordCodec {
                 break
             }
             var typed = Column(kind: .int)
-            for _ in 0..<count { typed.appendInt(try r.signed()) }
+            try Self.fillInts(&typed, &r, count: count) { r throws(DecodingFailure) in try r.signed() }
             return RunColumn(typed: typed)
         case .string:
             try check(.string(""), at: kindOffset)
@@ -208,7 +208,19 @@ extension ChangeRecordCodec {
                 break
             }
             var typed = Column(kind: .string)
-            for _ in 0..<count { try r.withStringBytes { typed.appendBytes($0) } }
+            var done = 0
+            while done < count {
+                let n = Swift.min(Chunks<UInt8>.width, count - done)
+                var bytes = ContiguousArray<UInt8>()
+                var ends = ContiguousArray<UInt32>()
+                ends.reserveCapacity(n)
+                for _ in 0..<n {
+                    try r.withStringBytes { bytes.append(contentsOf: $0) }
+                    ends.append(UInt32(bytes.count))
+                }
+                typed.appendBytes(bytes, ends: ends)
+                done += n
+            }
             return RunColumn(typed: typed)
         case .link:
             let target = TableKey(try r.index(below: schema.objectSchema.count, "link table"))
@@ -236,9 +248,25 @@ extension ChangeRecordCodec {
                 break
             }
             var typed = Column(kind: .link, linkTarget: target)
-            for _ in 0..<count { typed.appendInt(try nextKey(&r)) }
+            try Self.fillInts(&typed, &r, count: count, nextKey)
             return RunColumn(typed: typed)
         }
         return column
+    }
+
+    /// Appends `count` integers to an int or link column, a leaf at a time,
+    /// each from `next`.
+    private static func fillInts(
+        _ column: inout Column, _ r: inout ByteReader, count: Int, _ next: (inout ByteReader) throws(DecodingFailure) -> Int64
+    ) throws(DecodingFailure) {
+        var done = 0
+        while done < count {
+            let n = Swift.min(Chunks<Int64>.width, count - done)
+            var leaf = ContiguousArray<Int64>()
+            leaf.reserveCapacity(n)
+            for _ in 0..<n { leaf.append(try next(&r)) }
+            column.appendInts(leaf)
+            done += n
+        }
     }
 }

@@ -92,6 +92,18 @@ struct Chunks<Element: Sendable>: RandomAccessCollection, Sendable {
         count += other.count
     }
 
+    /// Appends `leaf` (at most ``width`` values): where this ends at a leaf
+    /// boundary, as a leaf of its own, taken as it is.
+    mutating func append(leaf: ContiguousArray<Element>) {
+        guard count & Self.mask == 0, leaf.count <= Self.width else {
+            append(contentsOf: leaf)
+            return
+        }
+        guard !leaf.isEmpty else { return }
+        leaves.append(leaf)
+        count += leaf.count
+    }
+
     /// The leaf holding value `i`, and the index of its first value.
     func chunk(containing i: Int) -> (base: Int, elements: ContiguousArray<Element>) {
         precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
@@ -183,6 +195,25 @@ struct ByteChunks: Sendable {
         }
         leaves.append(contentsOf: other.leaves)
         count += other.count
+    }
+
+    /// Appends the values of one leaf, `bytes` with each value's end in
+    /// it (at most ``Chunks/width`` values): where this ends at a leaf
+    /// boundary, as a leaf of its own, taken as it is.
+    mutating func append(leafBytes bytes: ContiguousArray<UInt8>, ends: ContiguousArray<UInt32>) {
+        guard count & Self.mask == 0, ends.count <= Self.mask + 1 else {
+            bytes.withUnsafeBytes { all in
+                var start = 0
+                for end in ends {
+                    append(UnsafeRawBufferPointer(rebasing: all[start..<Int(end)]))
+                    start = Int(end)
+                }
+            }
+            return
+        }
+        guard !ends.isEmpty else { return }
+        leaves.append(Leaf(bytes: bytes, ends: ends))
+        count += ends.count
     }
 
     mutating func appendEmpty(count n: Int) {

@@ -217,18 +217,20 @@ struct Column: Sendable {
         }
     }
 
-    /// Appends an integer to an int column, or an object key (`-1` for
-    /// null) to a link column, with no `Value` made.
-    mutating func appendInt(_ x: Int64) {
-        precondition((kind == .int && nulls == nil) || kind == .link, "an integer appended to a \(kind) column")
-        ints.append(x)
+    /// Appends integers to an int column, or object keys (`-1` for null)
+    /// to a link column, with no `Value` made: as a leaf of their own,
+    /// taken as it is, where the column ends at a leaf boundary.
+    mutating func appendInts(_ values: ContiguousArray<Int64>) {
+        precondition((kind == .int && nulls == nil) || kind == .link, "integers appended to a \(kind) column")
+        ints.append(leaf: values)
     }
 
-    /// Appends the bytes of a string (valid UTF-8) or data value to a
-    /// string or data column, with no `Value` made.
-    mutating func appendBytes(_ value: UnsafeRawBufferPointer) {
+    /// Appends string (valid UTF-8) or data values to a string or data
+    /// column, given as their bytes and the end of each in them, with no
+    /// `Value` made.
+    mutating func appendBytes(_ values: ContiguousArray<UInt8>, ends: ContiguousArray<UInt32>) {
         precondition((kind == .string || kind == .data) && nulls == nil, "bytes appended to a \(kind) column")
-        bytes.append(value)
+        bytes.append(leafBytes: values, ends: ends)
     }
 
     /// Appends `n` nulls.

@@ -135,9 +135,17 @@ struct BatchApplier {
         if let problem = snapshot.insertProblem(t, at: inserts.firstKey, valueCount: inserts.columns.count) { return problem }
         guard inserts.count > 0 else { return nil }
         var linkColumns: [Int] = []
-        for (p, column) in inserts.columns.enumerated() {
-            guard column.count == inserts.count else { return "insert run of \(inserts.count) \(className) with \(column.count) values of property \(p)" }
-            if column.mayHoldLinks { linkColumns.append(p) }
+        // By index: binding each column would copy it.
+        for p in inserts.columns.indices {
+            let count = inserts.columns[p].count
+            guard count == inserts.count else { return "insert run of \(inserts.count) \(className) with \(count) values of property \(p)" }
+            if inserts.columns[p].mayHoldLinks { linkColumns.append(p) }
+        }
+        /// The keys of typed link columns (`-1` for null), read without a
+        /// `Value` or a copy of the column per object.
+        let typedLinks: [(target: TableKey, keys: Chunks<Int64>)?] = linkColumns.map { p in
+            inserts.columns[p].isTyped && inserts.columns[p].typed.kind == .link
+                ? inserts.columns[p].typed.linkTarget.map { ($0, inserts.columns[p].typed.ints) } : nil
         }
         // Object by object, as single inserts would make the backlinks.
         var links: [(target: Link, backlink: Backlink)] = []
@@ -156,8 +164,16 @@ struct BatchApplier {
         }
         for i in 0..<(linkColumns.isEmpty ? 0 : inserts.count) {
             let key = ObjectKey(inserts.firstKey.rawValue + Int64(i))
-            for p in linkColumns {
-                guard case .link(let link) = inserts.columns[p][i] else { continue }
+            for (n, p) in linkColumns.enumerated() {
+                let link: Link
+                if let typed = typedLinks[n] {
+                    let k = typed.keys[i]
+                    guard k >= 0 else { continue }
+                    link = Link(table: typed.target, key: ObjectKey(k))
+                } else {
+                    guard case .link(let l) = inserts.columns[p][i] else { continue }
+                    link = l
+                }
                 // An object of the run may link to one before it, as its
                 // insert may link to a queued one.
                 let isEarlier = link.table == t && link.key.rawValue >= inserts.firstKey.rawValue && link.key.rawValue < key.rawValue

@@ -70,13 +70,24 @@ import Testing
     /// A typed column of `values`, built as the decoder builds one.
     static func typedColumn(_ kind: Column.Kind, _ values: [Value]) -> Column {
         var column = Column(kind: kind, linkTarget: kind == .link ? TableKey(2) : nil)
-        for v in values {
-            switch v {
-            case .int(let x): column.appendInt(x)
-            case .link(let link): column.appendInt(link.key.rawValue)
-            case .null: column.appendInt(-1)
-            case .string(var s): s.withUTF8 { column.appendBytes(UnsafeRawBufferPointer($0)) }
-            default: Issue.record("unexpected value \(v)")
+        // In pieces of up to a leaf, as the decoder appends them.
+        for start in stride(from: 0, to: values.count, by: 4096) {
+            let piece = values[start..<min(start + 4096, values.count)]
+            if kind == .string {
+                var bytes = ContiguousArray<UInt8>(), ends = ContiguousArray<UInt32>()
+                for case .string(let s) in piece {
+                    bytes.append(contentsOf: s.utf8)
+                    ends.append(UInt32(bytes.count))
+                }
+                column.appendBytes(bytes, ends: ends)
+            } else {
+                column.appendInts(ContiguousArray(piece.map { v in
+                    switch v {
+                    case .int(let x): x
+                    case .link(let link): link.key.rawValue
+                    default: -1
+                    }
+                }))
             }
         }
         return column
