@@ -12,7 +12,7 @@ extension RealmInstance {
     func accessor(_ link: Link) -> Object {
         let type = coordinator.classes[link.table.index]
         let ref = ObjectRef(realm: self, table: link.table, key: link.key, generation: generation)
-        let object = AccessorConstruction.$current.withValue(AccessorConstruction(ref: UnretainedObjectRef(ref))) { type.init() }
+        let object = AccessorConstruction.constructing(UnretainedObjectRef(ref)) { type.init() }
         object.ref = ref
         if coordinator.hasLegacyLinkingObjects[link.table.index] {
             let info = ClassRegistry.info(for: type)
