@@ -45,6 +45,12 @@ public struct ManagedSlot {
         return ref.realm.value(ref.table, ref.key, property)
     }
 
+    /// The value of a string property, read from its column in place.
+    func readString() -> String {
+        ref.checkValid()
+        return ref.realm.string(ref.table, ref.key, property)
+    }
+
     func write(_ value: Value) {
         ref.checkValid()
         let tx = ref.realm.requireModification()

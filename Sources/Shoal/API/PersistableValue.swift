@@ -90,6 +90,9 @@ extension String: PersistableValue {
     public static func fromStored(_ s: StoredValue, _ c: StoredContext) -> String { if case .string(let v) = s.value { v } else { "" } }
     /// The string in stored form.
     public func toStored(_ c: StoredContext) -> StoredValue { StoredValue(.string(self)) }
+    /// Reads a managed property's string from its column's bytes, with no
+    /// stored value made on the way.
+    public static func readManaged(_ slot: ManagedSlot) -> String { slot.readString() }
 }
 
 extension Data: PersistableValue {

@@ -93,6 +93,16 @@ final class RealmInstance {
         return withUnsafePointer(to: &snapshot) { $0.pointee.value(table, key, property) }
     }
 
+    /// A string property in the visible state, read in place (`""` for a
+    /// value that is not a string).
+    func string(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> String {
+        if let transaction {
+            if case .string(let s) = transaction.working.value(table, key, property) { return s }
+            return ""
+        }
+        return withUnsafePointer(to: &snapshot) { $0.pointee.string(table, key, property) }
+    }
+
     func verifyThread() {
         if let actor {
             actor.preconditionIsolated("Realm accessed from incorrect thread: it is confined to an actor.")

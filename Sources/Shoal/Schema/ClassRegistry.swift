@@ -1,4 +1,5 @@
 @_spi(Reflection) import Swift
+import Foundation
 
 /// What Shoal knows about one `Object` subclass: its schema and default values,
 /// discovered once by reflecting a fresh instance.
@@ -36,6 +37,37 @@ enum ClassRegistry {
     /// of the process. A key path made anew on each use (in a generic
     /// class, say) is found by equality, and only its first object is kept
     /// by identity, so neither table grows with use.
+    /// One entry of a thread's cache of ``keyPaths``' identity table.
+    private struct CachedEntry {
+        var id: ObjectIdentifier?
+        var index: Int
+        var offset: Int?
+    }
+
+    /// The number of entries in a thread's cache (a power of two).
+    private static let cacheSize = 64
+
+    /// Each thread's cache of the key paths it has looked up, direct-mapped
+    /// by identity: a property read looks its key path up on every access,
+    /// and taking the lock for it was a tenth of the time of reading a
+    /// property. Only entries of the identity table, whose key paths are
+    /// held for the life of the process, are cached, so an identity is
+    /// never reused for another key path.
+    private static let cacheKey: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key) { $0?.deallocate() }
+        precondition(status == 0, "pthread_key_create failed (\(status)): no thread-specific key for the key path cache")
+        return key
+    }()
+
+    private static func threadCache() -> UnsafeMutablePointer<CachedEntry> {
+        if let cache = pthread_getspecific(cacheKey) { return cache.assumingMemoryBound(to: CachedEntry.self) }
+        let cache = UnsafeMutablePointer<CachedEntry>.allocate(capacity: cacheSize)
+        cache.initialize(repeating: CachedEntry(id: nil, index: 0, offset: nil), count: cacheSize)
+        pthread_setspecific(cacheKey, cache)
+        return cache
+    }
+
     private static let keyPaths = Locked<(byIdentity: [ObjectIdentifier: KeyPathEntry], byValue: [AnyKeyPath: KeyPathEntry])>(([:], [:]))
 
     static func info(for type: Object.Type) -> ClassInfo {
@@ -184,8 +216,19 @@ enum ClassRegistry {
     private static func property<O: Object, T>(
         _ type: O.Type, _ keyPath: ReferenceWritableKeyPath<O, Persisted<T>>
     ) -> (index: Int, offset: Int?) {
-        let found = keyPaths.withLock { $0.byIdentity[ObjectIdentifier(keyPath)] ?? $0.byValue[keyPath] }
-        if let found { return (found.index, found.offset) }
+        let id = ObjectIdentifier(keyPath)
+        let cache = threadCache()
+        let slot = Int(truncatingIfNeeded: (UInt(bitPattern: id) &>> 4) & UInt(cacheSize - 1))
+        if cache[slot].id == id { return (cache[slot].index, cache[slot].offset) }
+        let found = keyPaths.withLock { tables -> (entry: KeyPathEntry, held: Bool)? in
+            if let entry = tables.byIdentity[id] { return (entry, true) }
+            return tables.byValue[keyPath].map { ($0, false) }
+        }
+        if let found {
+            // Only a key path the table holds keeps its identity for good.
+            if found.held { cache[slot] = CachedEntry(id: id, index: found.entry.index, offset: found.entry.offset) }
+            return (found.entry.index, found.entry.offset)
+        }
         let probe = type.init()
         probe[keyPath: keyPath].isProbe = true
         let info = self.info(for: type)

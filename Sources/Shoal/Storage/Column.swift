@@ -139,6 +139,14 @@ struct Column: Sendable {
         }
     }
 
+    /// The string in slot `i` of the column at `column`, read from its
+    /// bytes in place (`""` for a value that is not a string).
+    static func string(_ column: UnsafePointer<Column>, _ i: Int) -> String {
+        if column.pointee.kind == .string, column.pointee.nulls?[i] != true { return column.pointee.bytes.string(i) }
+        if case .string(let s) = value(column, i) { return s }
+        return ""
+    }
+
     /// Stores `value` in slot `i`.
     mutating func set(_ i: Int, _ value: Value) {
         precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")

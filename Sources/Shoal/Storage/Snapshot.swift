@@ -42,6 +42,12 @@ struct Snapshot: Sendable {
         withTable(table) { $0.pointee.scalars.withUnsafeBufferPointer { Column.value($0.baseAddress! + property, key.slot) } }
     }
 
+    /// The value of a string property of a live object, from the column's
+    /// bytes (`""` for a value that is not a string).
+    func string(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> String {
+        withTable(table) { $0.pointee.scalars.withUnsafeBufferPointer { Column.string($0.baseAddress! + property, key.slot) } }
+    }
+
     func list(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> [Value] {
         withTable(table) { $0.pointee.lists[property]?[key.slot] ?? [] }
     }

@@ -24,6 +24,39 @@ import Testing
         #expect(realm.object(ofType: KeyPathProbe.self, forPrimaryKey: 1)?.name == "Max")
     }
 
+    @Test("on many threads at once, every property of two classes reads its own value through each thread's key path cache")
+    func keyPathCacheAcrossThreads() throws {
+        let realm = try makeRealm()
+        try realm.write {
+            for i in 0..<20 {
+                realm.add(AllTypes(value: ["int": i, "string": "s\(i)", "optString": i % 2 == 0 ? nil : "o\(i)", "double": Double(i) / 4, "optInt": i]))
+                realm.add(Dog(value: ["id": i, "name": "dog \(i)", "age": i % 7]))
+            }
+        }
+        let frozen = realm.freeze()
+        // Frozen results are Sendable; each thread makes its own accessors.
+        let all = frozen.objects(AllTypes.self).sorted(byKeyPath: "int")
+        let dogs = frozen.objects(Dog.self).sorted(byKeyPath: "id")
+        let failures = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for round in 0..<200 {
+                let i = (thread * 7 + round) % 20
+                let a = all[i], d = dogs[i]
+                // Interleaved, so that key paths evict each other's slots.
+                let ok = a.int == i && d.name == "dog \(i)" && a.string == "s\(i)" && d.age == i % 7
+                    && a.optString == (i % 2 == 0 ? nil : "o\(i)") && d.id == i && a.double == Double(i) / 4 && a.optInt == i
+                if !ok { failures.withLock { $0 += 1 } }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        // And in a write, the string comes from the transaction's state.
+        try realm.write {
+            let dog = try #require(realm.object(ofType: Dog.self, forPrimaryKey: 3))
+            dog.name = "renamed"
+            #expect(dog.name == "renamed")
+        }
+    }
+
     @Test("an unmanaged object holds its own values until added, then reads and writes go to the Realm")
     func unmanagedThenManaged() throws {
         let realm = try makeRealm()
