@@ -26,6 +26,15 @@ struct BatchApplier {
     private var run: InsertRun?
     /// Per table index: its indexes, being extended on other threads.
     private var background: [Int: BackgroundIndexing] = [:]
+    /// Per table index: whether its class is embedded.
+    let embeddedTables: [Bool]
+    /// Whether the schema has an embedded class (else nothing is tracked).
+    let tracksEmbedded: Bool
+    /// Embedded objects whose number of owners the batch may have changed,
+    /// each checked by ``finish()`` to have exactly one
+    /// (``noteEmbedded(_:)``): ops from a file can orphan one, or give it a
+    /// second owner, where a live write never does.
+    var embeddedToCheck: Set<Link> = []
 
     /// Inserts into one table, checked and queued: object `i` of the run
     /// has key `pending.keys.lowerBound + i` and values `columns[p][i]`.
@@ -47,6 +56,8 @@ struct BatchApplier {
 
     init(_ snapshot: Snapshot) {
         self.snapshot = snapshot
+        embeddedTables = snapshot.schema.objectSchema.map(\.isEmbedded)
+        tracksEmbedded = embeddedTables.contains(true)
     }
 
     /// Takes `state` over, leaving an empty snapshot in its place, for a
@@ -56,6 +67,8 @@ struct BatchApplier {
     /// kept by the caller, every op would copy the path it touches instead,
     /// which made replaying small transactions 20 times slower.
     init(taking state: inout Snapshot) {
+        embeddedTables = state.schema.objectSchema.map(\.isEmbedded)
+        tracksEmbedded = embeddedTables.contains(true)
         snapshot = Snapshot.empty
         swap(&snapshot, &state)
     }
@@ -67,6 +80,7 @@ struct BatchApplier {
     mutating func apply(_ op: ChangeOp) -> String? {
         let t = op.target.table
         guard t.index < snapshot.tables.count else { return "table \(t) does not exist" }
+        if tracksEmbedded { noteEmbedded(op) }
         switch op {
         case .insert(_, let k, let values):
             if run?.pending.table != t || run!.pending.keys.count == Self.maximumRun { applyRun() }
@@ -110,6 +124,13 @@ struct BatchApplier {
         if let problem = snapshot.problem(applying: op) { return problem }
         snapshot.apply(op)
         return nil
+    }
+
+    /// The value of property `p` of an object still in the pending run, if
+    /// it is there.
+    func pendingValue(_ t: TableKey, _ k: ObjectKey, _ p: Int) -> Value? {
+        guard let run, run.pending.contains(t, k) else { return nil }
+        return run.columns[p][Int(k.rawValue - run.pending.keys.lowerBound)]
     }
 
     /// The key the next insert into `t` must have, counting the pending run.
@@ -181,7 +202,11 @@ struct BatchApplier {
                     return "link to \(link), which is not a live object"
                 }
                 links.append((link, Backlink(origin: t, property: p, key: key)))
+                if tracksEmbedded, embeddedTables[link.table.index] { embeddedToCheck.insert(link) }
             }
+        }
+        if tracksEmbedded, embeddedTables[t.index] {
+            for i in 0..<inserts.count { embeddedToCheck.insert(Link(table: t, key: ObjectKey(inserts.firstKey.rawValue + Int64(i)))) }
         }
         deferIndexing(t.index, from: inserts.firstKey.slot)
         snapshot.appendObjects(t, columns: inserts.columns, links: links)
@@ -267,6 +292,7 @@ struct BatchApplier {
     /// primary keys, which can make the batch fail, are waited for here.
     mutating func finish() -> String? {
         applyRun()
+        defer { embeddedToCheck = [] }
         for t in Set(unindexedFrom.keys).union(background.keys).sorted() {
             if let job = background.removeValue(forKey: t) {
                 handUnindexed(t, to: job)
@@ -278,7 +304,7 @@ struct BatchApplier {
                 return problem
             }
         }
-        return nil
+        return embeddedOwnershipProblem()
     }
 
     /// Completes the indexes of table `t`: those built on other threads,
