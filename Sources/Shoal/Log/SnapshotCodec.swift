@@ -37,26 +37,33 @@ enum SnapshotCodec {
     /// 2^32, far beyond what fits in memory, so that a damaged count is
     /// refused before it is allocated for.
     static let maximumSlots = 1 << 32
-    /// The most memory cells the deleted slots of one loaded table may take:
-    /// 2^28, counting one cell per slot and stored property (one per slot for
-    /// a class without any). In typed columns a deleted slot's cell is a
-    /// placeholder value and a validity byte, about 9 bytes, so this is about
-    /// 2.4 GB. Deleted slots take no bytes in the file but a cell per stored
-    /// property each once loaded, so their count cannot be checked against
-    /// the file's size; this bound is checked before anything is allocated
-    /// for them (FORMAT.md, "Limits"). It was 2^26 while each cell was a
-    /// 32-byte `Value`; the same memory now holds four times the cells, so a
-    /// store that deleted that many objects over its life still opens.
-    static let maximumDeletedSlotCells = 1 << 28
+    /// The most memory the deleted slots of one loaded table may take: 1 GiB.
+    /// Deleted slots take no bytes in the file but memory once loaded
+    /// (``deletedSlotBytes(stored:)`` each), so their count cannot be checked
+    /// against the file's size; this bound is checked before anything is
+    /// allocated for them (FORMAT.md, "Limits"). It was 2^28 cells of one
+    /// slot and property each, which did not count a slot's own liveness and
+    /// backlinks: a 53-byte snapshot of a one-property class then loaded
+    /// 2^28 deleted slots, over 4 GB and 10 seconds (a fuzzer finding).
+    static let maximumDeletedSlotBytes = 1 << 30
+
+    /// The most memory one deleted slot of a class with `stored` stored
+    /// properties takes once loaded: its liveness byte and empty backlinks
+    /// (9 bytes), and per property a placeholder of at most 16 bytes and a
+    /// validity byte.
+    static func deletedSlotBytes(stored: Int) -> Int { 9 + 17 * max(stored, 0) }
+
+    /// The most deleted slots a loaded table of a class with `stored` stored
+    /// properties may hold.
+    static func maximumDeletedSlots(stored: Int) -> Int { maximumDeletedSlotBytes / deletedSlotBytes(stored: stored) }
 
     /// Why `deleted` deleted slots of `className`, a class with `stored`
     /// stored properties, are refused, or `nil` when they are within
-    /// ``maximumDeletedSlotCells``.
+    /// ``maximumDeletedSlots(stored:)``.
     static func deletedSlotsProblem(_ deleted: Int, stored: Int, _ className: String) -> String? {
-        let perSlot = max(stored, 1)
-        guard deleted > maximumDeletedSlotCells / perSlot else { return nil }
-        return "\(deleted) deleted slots of \(className) with \(perSlot) cells each, over the "
-            + "\(maximumDeletedSlotCells) cells a loaded table may hold for deleted objects"
+        guard deleted > maximumDeletedSlots(stored: stored) else { return nil }
+        return "\(deleted) deleted slots of \(className), at up to \(deletedSlotBytes(stored: stored)) bytes each once loaded, over the "
+            + "\(maximumDeletedSlotBytes) bytes a loaded table may hold for deleted objects"
     }
 
     /// Writes `snapshot` in the columnar form of format version 2.

@@ -141,7 +141,13 @@ struct HostileFileTests {
             try SnapshotCodec.decodeColumnar(Self.snapshotPayload(slots: 1 << 31), decodeAheadFrom: .max)
         }
         #expect(failure?.reason.contains("deleted slots") == true)
-        let limit = SnapshotCodec.maximumDeletedSlotCells
+        let limit = SnapshotCodec.maximumDeletedSlots(stored: 1)
+        #expect(limit == (1 << 30) / 26)
+        // The fuzzer's 53-byte snapshot: 2^28 deleted slots of a one-property
+        // class, under the old bound of cells, over 4 GB and 10 s to load.
+        #expect(throws: DecodingFailure.self) {
+            try SnapshotCodec.decodeColumnar(Self.snapshotPayload(slots: 1 << 28), decodeAheadFrom: .max)
+        }
         #expect(throws: DecodingFailure.self) {
             try SnapshotCodec.decodeColumnar(Self.snapshotPayload(slots: limit + 1), decodeAheadFrom: .max)
         }
