@@ -24,6 +24,14 @@ struct PredicateParser {
     private(set) var index = 0
     /// The `SUBQUERY` variables in scope, innermost last.
     var variables: [String] = []
+    /// How deeply the predicate being parsed nests: parentheses, `NOT`s and
+    /// subqueries.
+    private var depth = 0
+    /// The deepest nesting a predicate may have. A deeper one is refused
+    /// rather than overflow the stack of the thread that parses, binds,
+    /// describes or evaluates it (a fuzzer finding: 4,700 opening
+    /// parentheses overflowed the parser's).
+    static let maximumDepth = 100
 
     init(tokens: [PredicateToken]) {
         precondition(tokens.last?.kind == .end, "a token stream ends with .end")
@@ -69,7 +77,17 @@ struct PredicateParser {
 
     // MARK: Logical operators
 
+    /// Enters `levels` more levels of nesting, or throws past ``maximumDepth``.
+    private mutating func nest(_ levels: Int = 1) throws(PredicateFormatError) {
+        depth += levels
+        guard depth <= Self.maximumDepth else {
+            throw .at(current, "the predicate nests more than \(Self.maximumDepth) levels deep (parentheses, NOT and SUBQUERY)")
+        }
+    }
+
     private mutating func parseOr() throws(PredicateFormatError) -> PredicateTree {
+        try nest()
+        defer { depth -= 1 }
         var operands = [try parseAnd()]
         while current.kind == .or || current.kind == .keyword(.or) {
             advance()
@@ -88,9 +106,17 @@ struct PredicateParser {
     }
 
     private mutating func parseNot() throws(PredicateFormatError) -> PredicateTree {
-        guard current.kind == .not || current.kind == .keyword(.not) else { return try parsePrimary() }
-        advance()
-        return .not(try parseNot())
+        // A chain of NOTs in a loop, each a level of the tree.
+        var nots = 0
+        while current.kind == .not || current.kind == .keyword(.not) {
+            try nest()
+            advance()
+            nots += 1
+        }
+        defer { depth -= nots }
+        var tree = try parsePrimary()
+        for _ in 0..<nots { tree = .not(tree) }
+        return tree
     }
 
     private mutating func parsePrimary() throws(PredicateFormatError) -> PredicateTree {

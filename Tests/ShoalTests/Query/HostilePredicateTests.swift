@@ -19,6 +19,28 @@ struct HostilePredicateTests {
         #expect(realm.objects(AllTypes.self).filter(format).count == 0)
     }
 
+    @Test("a predicate nested past the limit is a syntax error, not a stack overflow (found by the predicate fuzz target)", arguments: [
+        String(repeating: "(", count: 4_700) + "int == 1" + String(repeating: ")", count: 4_700),
+        String(repeating: "NOT ", count: 10_000) + "int == 1",
+        String(repeating: "(", count: PredicateParser.maximumDepth) + "int == 1" + String(repeating: ")", count: PredicateParser.maximumDepth),
+        String(repeating: "!", count: PredicateParser.maximumDepth) + "int == 1",
+    ])
+    func tooDeep(format: String) throws {
+        #expect(throws: PredicateFormatError.self) { try PredicateParser.parse(format) }
+        let error = #expect(throws: ShoalError.self) { try PredicateFormat(format) }
+        #expect(error?.message.contains("nests more than \(PredicateParser.maximumDepth) levels deep") == true)
+    }
+
+    @Test("a predicate nested to the limit parses, binds and counts", arguments: [PredicateParser.maximumDepth - 1, 1])
+    func deepEnough(levels: Int) throws {
+        let parens = String(repeating: "(", count: levels) + "int == 1" + String(repeating: ")", count: levels)
+        let nots = String(repeating: "NOT ", count: levels - 1) + "int == 1"
+        let realm = try makeRealm()
+        try realm.write { realm.add(AllTypes(value: ["int": 1])) }
+        #expect(realm.objects(AllTypes.self).filter(parens).count == 1)
+        #expect(realm.objects(AllTypes.self).filter(nots).count == ((levels - 1) % 2 == 0 ? 1 : 0))
+    }
+
     @Test("a timestamp whose nanoseconds are Int64.min is an invalid date, not a trap (found by the predicate fuzz target)")
     func timestampNanosecondsMinimum() throws {
         #expect(throws: (any Error).self) { try PredicateFormat("date < T-86400:-9223372036854775808") }
