@@ -216,8 +216,18 @@ struct ByteChunks: Sendable {
         count += ends.count
     }
 
+    /// Appends `n` empty values, a leaf at a time (deleted slots of a loaded
+    /// snapshot can number millions: one by one, they took seconds).
     mutating func appendEmpty(count n: Int) {
-        for _ in 0..<n { append(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        var left = n
+        while left > 0 {
+            if count & Self.mask == 0 { leaves.append(Leaf()) }
+            let last = leaves.count - 1
+            let take = Swift.min(left, Self.mask + 1 - (count & Self.mask))
+            leaves[last].ends.append(contentsOf: repeatElement(UInt32(leaves[last].bytes.count), count: take))
+            count += take
+            left -= take
+        }
     }
 
     mutating func set(_ i: Int, _ bytes: UnsafeRawBufferPointer) {
