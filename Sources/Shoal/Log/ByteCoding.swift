@@ -148,15 +148,9 @@ struct ByteReader {
     /// invalid input changes the bytes, so comparing them back is the
     /// validation.
     mutating func string() throws(DecodingFailure) -> String {
-        let start = offset
-        let n = try varint()
-        guard n <= UInt64(bytes.count - offset) else {
-            throw DecodingFailure(offset: start, reason: "length \(n) runs past the end of the payload")
-        }
-        let from = offset
-        offset += Int(n)
+        let (start, range) = try lengthPrefixed()
         let valid: String? = bytes.withUnsafeBufferPointer { all in
-            Self.validString(UnsafeBufferPointer(rebasing: all[from..<from + Int(n)]))
+            Self.validString(UnsafeBufferPointer(rebasing: all[range]))
         }
         guard let valid else { throw DecodingFailure(offset: start, reason: "string is not valid UTF-8") }
         return valid
@@ -166,6 +160,19 @@ struct ByteReader {
     /// ``string()`` does, and hands its bytes to `body` in place instead of
     /// making a `String`: what decoders that store the bytes use.
     mutating func withStringBytes(_ body: (UnsafeRawBufferPointer) -> Void) throws(DecodingFailure) {
+        let (start, range) = try lengthPrefixed()
+        let valid: Bool = bytes.withUnsafeBufferPointer { all in
+            let input = UnsafeBufferPointer(rebasing: all[range])
+            guard Self.isASCII(input) || Self.validString(input) != nil else { return false }
+            body(UnsafeRawBufferPointer(input))
+            return true
+        }
+        guard valid else { throw DecodingFailure(offset: start, reason: "string is not valid UTF-8") }
+    }
+
+    /// Reads a length prefix and steps over that many bytes, which must be
+    /// there: where the prefix starts, and the bytes' range.
+    private mutating func lengthPrefixed() throws(DecodingFailure) -> (start: Int, range: Range<Int>) {
         let start = offset
         let n = try varint()
         guard n <= UInt64(bytes.count - offset) else {
@@ -173,13 +180,7 @@ struct ByteReader {
         }
         let from = offset
         offset += Int(n)
-        let valid: Bool = bytes.withUnsafeBufferPointer { all in
-            let input = UnsafeBufferPointer(rebasing: all[from..<from + Int(n)])
-            guard Self.isASCII(input) || Self.validString(input) != nil else { return false }
-            body(UnsafeRawBufferPointer(input))
-            return true
-        }
-        guard valid else { throw DecodingFailure(offset: start, reason: "string is not valid UTF-8") }
+        return (start, from..<offset)
     }
 
     /// `input` as a `String` if it is valid UTF-8. ASCII needs no further
