@@ -61,7 +61,6 @@ extension SnapshotCodec {
         var snapshot = batch.snapshot
         for t in 0..<classCount { try decodeBacklinks(&r, table: t, into: &snapshot) }
         guard r.isAtEnd else { throw r.fail("\(bytes.count - r.offset) bytes left after the backlinks") }
-        if let problem = snapshot.embeddedOwnershipProblem() { throw r.fail(problem) }
         snapshot.version = version
         return snapshot
     }

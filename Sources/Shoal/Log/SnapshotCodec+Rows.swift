@@ -155,7 +155,6 @@ extension SnapshotCodec {
             }
             snapshot.tables[t.index].backlinks[key.slot] = stored
         }
-        if let problem = snapshot.embeddedOwnershipProblem() { throw r.fail(problem) }
         snapshot.version = version
         return snapshot
     }

@@ -81,29 +81,4 @@ extension Snapshot {
         case .setRemove, .mapRemove, .collectionClear: return nil
         }
     }
-
-    /// The first live object of an embedded class without exactly one
-    /// owner, described, or `nil`: what a loaded snapshot must not hold
-    /// (every write keeps an embedded object owned once, and deletes it
-    /// with its owner). One pass over the embedded classes' objects.
-    func embeddedOwnershipProblem() -> String? {
-        for t in tables.indices where schema.objectSchema[t].isEmbedded {
-            let problem: String? = withTable(TableKey(t)) { table in
-                var found: String?
-                table.pointee.alive.forEachLeaf { base, alive in
-                    guard found == nil else { return }
-                    for i in alive.indices where alive[i] {
-                        let owners = table.pointee.backlinks[base + i].count
-                        if owners != 1 {
-                            found = "embedded \(schema.objectSchema[t].className) \(ObjectKey(Int64(base + i))) has \(owners) owners, not 1"
-                            return
-                        }
-                    }
-                }
-                return found
-            }
-            if let problem { return problem }
-        }
-        return nil
-    }
 }
