@@ -283,7 +283,7 @@ extension SnapshotCodec {
                 reordered.append((key.slot, stored))
             }
         }
-        for (slot, backlinks) in reordered { snapshot.tables[t].backlinks[slot] = backlinks }
+        for (slot, backlinks) in reordered { snapshot.tables[t].backlinks[slot] = Backlinks(backlinks) }
     }
 
     /// Reads the key gap of the next listed object of a table: its key must

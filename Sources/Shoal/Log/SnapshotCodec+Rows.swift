@@ -135,12 +135,7 @@ extension SnapshotCodec {
         }
         if let problem = batch.finish() { throw r.fail(problem) }
         var snapshot = batch.snapshot
-        var rebuiltBacklinkCount = 0
-        for table in snapshot.tables {
-            table.backlinks.forEachChunk { _, chunk in
-                for links in chunk { rebuiltBacklinkCount += links.count }
-            }
-        }
+        let rebuiltBacklinkCount = snapshot.tables.reduce(0) { $0 + $1.backlinks.totalLinkCount }
         guard rebuiltBacklinkCount == storedBacklinkCount else {
             throw r.fail("the snapshot stores \(storedBacklinkCount) backlinks, but its links make \(rebuiltBacklinkCount)")
         }
@@ -148,12 +143,12 @@ extension SnapshotCodec {
             let rebuilt = snapshot.tables[t.index].backlinks[key.slot]
             // Usually equal as they are; otherwise they must hold the same
             // links, and their stored order (the order links were made) wins.
-            guard stored != rebuilt else { continue }
+            guard !stored.elementsEqual(rebuilt) else { continue }
             guard Dictionary(grouping: stored, by: { $0 }).mapValues(\.count) == Dictionary(grouping: rebuilt, by: { $0 }).mapValues(\.count)
             else {
                 throw r.fail("stored backlinks of \(schema[t].className) \(key) do not match its links")
             }
-            snapshot.tables[t.index].backlinks[key.slot] = stored
+            snapshot.tables[t.index].backlinks[key.slot] = Backlinks(stored)
         }
         snapshot.version = version
         return snapshot

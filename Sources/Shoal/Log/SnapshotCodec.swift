@@ -48,10 +48,10 @@ enum SnapshotCodec {
     static let maximumDeletedSlotBytes = 1 << 30
 
     /// The most memory one deleted slot of a class with `stored` stored
-    /// properties takes once loaded: its liveness byte and empty backlinks
-    /// (9 bytes), and per property a placeholder of at most 16 bytes and a
-    /// validity byte.
-    static func deletedSlotBytes(stored: Int) -> Int { 9 + 17 * max(stored, 0) }
+    /// properties takes once loaded: its liveness byte, and per property a
+    /// placeholder of at most 16 bytes and a validity byte. (Its backlinks
+    /// take nothing: ``BacklinkStore`` holds no leaf for unlinked slots.)
+    static func deletedSlotBytes(stored: Int) -> Int { 1 + 17 * max(stored, 0) }
 
     /// The most deleted slots a loaded table of a class with `stored` stored
     /// properties may hold.
@@ -224,13 +224,13 @@ enum SnapshotCodec {
     /// objects have their links in that order and take no bytes.
     private static func encodeBacklinks(_ table: Table, schema: Schema, position: [Int], into w: inout ByteWriter) {
         var listed: [(slot: Int, backlinks: [Backlink])] = []
-        table.backlinks.forEachChunk { base, chunk in
-            for (i, backlinks) in chunk.enumerated() where backlinks.count > 1 && table.alive[base + i] {
-                let target = Link(table: table.key, key: ObjectKey(Int64(base + i)))
+        table.backlinks.forEachLinked { slot, backlinks in
+            if backlinks.count > 1 && table.alive[slot] {
+                let target = Link(table: table.key, key: ObjectKey(Int64(slot)))
                 let inLoadOrder = zip(backlinks, backlinks.dropFirst()).allSatisfy { a, b in
                     loadOrder(a, of: target, schema: schema, position: position) <= loadOrder(b, of: target, schema: schema, position: position)
                 }
-                if !inLoadOrder { listed.append((base + i, backlinks)) }
+                if !inLoadOrder { listed.append((slot, Array(backlinks))) }
             }
         }
         w.varint(listed.count)

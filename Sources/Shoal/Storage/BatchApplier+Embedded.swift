@@ -70,7 +70,7 @@ extension BatchApplier {
     func embeddedOwnershipProblem() -> String? {
         let noted = embeddedToCheck.sorted { ($0.table.rawValue, $0.key.rawValue) < ($1.table.rawValue, $1.key.rawValue) }
         for link in noted where snapshot.isAlive(link.table, link.key) {
-            let owners = snapshot.withTable(link.table) { $0.pointee.backlinks[link.key.slot].count }
+            let owners = snapshot.withTable(link.table) { $0.pointee.backlinks.linkCount(link.key.slot) }
             if owners != 1 {
                 return "embedded \(snapshot.schema.objectSchema[link.table.index].className) \(link.key) has \(owners) owners, not 1"
             }

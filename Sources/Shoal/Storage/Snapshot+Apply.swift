@@ -175,11 +175,8 @@ extension Snapshot {
             let table = links[order[groups[g].lowerBound]].target.table
             var h = g + 1
             while h < groups.count, links[order[groups[h].lowerBound]].target.table == table { h += 1 }
-            tables[table.index].backlinks.modify(ascending: groups[g..<h], index: { links[order[$0.lowerBound]].target.key.slot }) { group, backlinks in
-                // Only into an empty array: an exact reserve on a growing
-                // one would copy it on every batch instead of doubling.
-                if backlinks.isEmpty { backlinks.reserveCapacity(group.count) }
-                for l in group { backlinks.append(links[order[l]].backlink) }
+            tables[table.index].backlinks.modify(ascending: groups[g..<h], slot: { links[order[$0.lowerBound]].target.key.slot }) { group, backlinks in
+                backlinks.append(contentsOf: group.lazy.map { links[order[$0]].backlink })
             }
             g = h
         }

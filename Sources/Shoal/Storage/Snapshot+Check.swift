@@ -58,7 +58,7 @@ extension Snapshot {
         switch op {
         case .insert: return nil
         case .delete:
-            let links = withTable(t) { $0.pointee.backlinks[k.slot].count }
+            let links = withTable(t) { $0.pointee.backlinks.linkCount(k.slot) }
             return links == 0 ? nil : "delete of \(className) \(k) while \(links) links still point at it"
         case .set(_, _, let p, let v):
             if schema.objectSchema[t.index].primaryKeyIndex == p, let other = object(t, primaryKey: v), other != k {

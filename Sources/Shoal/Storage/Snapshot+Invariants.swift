@@ -73,7 +73,7 @@ extension Snapshot: InvariantChecking {
                 let actual = table.backlinks[key.slot]
                 let expected = expectedBacklinks[Link(table: table.key, key: key)] ?? []
                 if actual.count != expected.count || Dictionary(grouping: actual, by: { $0 }).mapValues(\.count) != Dictionary(grouping: expected, by: { $0 }).mapValues(\.count) {
-                    return "\(self.schema[table.key].className) \(key): backlinks \(actual) but links \(expected)"
+                    return "\(self.schema[table.key].className) \(key): backlinks \(Array(actual)) but links \(expected)"
                 }
                 if self.schema[table.key].isEmbedded, actual.count != 1 {
                     return "embedded \(self.schema[table.key].className) \(key) has \(actual.count) owners, not 1"

@@ -24,8 +24,8 @@ struct Backlink: Hashable, Sendable {
 
 /// The objects of one class, held column-wise, indexed by object key (a key
 /// is a slot; slots of deleted objects stay empty and are never reused):
-/// single values in typed ``Column``s, collections, liveness and backlinks
-/// in persistent vectors.
+/// single values in typed ``Column``s, collections in persistent vectors,
+/// liveness in chunks, backlinks in a ``BacklinkStore``.
 ///
 /// Every structure here is copy-on-write in pieces, so copying a `Table` is
 /// O(1) and a change copies only the leaves and nodes it touches.
@@ -40,7 +40,7 @@ struct Table: Sendable {
     /// Whether each slot holds a live object.
     var alive = Chunks<Bool>()
     /// Links pointing at each object, in the order they were made.
-    var backlinks = PersistentVector<[Backlink]>()
+    var backlinks = BacklinkStore()
     /// The number of live objects.
     var count = 0
     /// Primary key value to object, in value order, when the class has a
@@ -175,7 +175,7 @@ extension Table {
             maps.values.formIndex(after: &k)
         }
         alive.append(repeating: isAlive, count: n)
-        backlinks.append(contentsOf: repeatElement([], count: n))
+        backlinks.appendEmpty(n)
         if isAlive { count += n }
     }
 }

@@ -142,7 +142,7 @@ struct HostileFileTests {
         }
         #expect(failure?.reason.contains("deleted slots") == true)
         let limit = SnapshotCodec.maximumDeletedSlots(stored: 1)
-        #expect(limit == (1 << 30) / 26)
+        #expect(limit == (1 << 30) / 18)
         // The fuzzer's 53-byte snapshot: 2^28 deleted slots of a one-property
         // class, under the old bound of cells, over 4 GB and 10 s to load.
         #expect(throws: DecodingFailure.self) {
@@ -153,6 +153,9 @@ struct HostileFileTests {
         }
         let loaded = try SnapshotCodec.decodeColumnar(Self.snapshotPayload(slots: 1000), decodeAheadFrom: .max)
         #expect(loaded.tables[0].alive.count == 1000)
+        // Deleted slots hold no backlink leaves.
+        #expect(loaded.tables[0].backlinks.count == 1000)
+        #expect(loaded.tables[0].backlinks.linkedLeafCount == 0)
     }
 
     @Test("a snapshot whose payload is at another version than its header is damaged")

@@ -121,7 +121,7 @@ import Testing
             // Every other list, so that lists in load order (not stored) and
             // others (stored) are both checked.
             for slot in stride(from: 0, to: table.backlinks.count, by: 2) where Set(table.backlinks[slot]).count > 1 {
-                snapshot.tables[t].backlinks[slot].reverse()
+                snapshot.tables[t].backlinks[slot] = Backlinks(table.backlinks[slot].reversed())
                 reversed += 1
             }
         }
@@ -227,7 +227,7 @@ import Testing
         let snapshot = realm.instance.coordinator.latest
         let people = try #require(snapshot.schema.tableByName["Person"])
         var reversed = snapshot
-        reversed.tables[people.index].backlinks[0].reverse()
+        reversed.tables[people.index].backlinks[0] = Backlinks(snapshot.tables[people.index].backlinks[0].reversed())
         let (inOrder, outOfOrder) = (SnapshotCodec.encode(snapshot), SnapshotCodec.encode(reversed))
         #expect(outOfOrder.count > inOrder.count + 1000)
         #expect(try SnapshotCodec.decode(inOrder, formatVersion: LogFormat.version).hasSameContents(as: snapshot))

@@ -101,9 +101,9 @@ enum SnapshotForm: String, CaseIterable, CustomTestStringConvertible {
 
         // Reordered: accepted, in the stored order.
         var reordered = snapshot
-        reordered.tables[people.index].backlinks[ann.slot] = annLinks.reversed()
+        reordered.tables[people.index].backlinks[ann.slot] = Backlinks(annLinks.reversed())
         let restored = try form.roundTrip(reordered)
-        #expect(restored.tables[people.index].backlinks[ann.slot] == annLinks.reversed())
+        #expect(restored.tables[people.index].backlinks[ann.slot] == Backlinks(annLinks.reversed()))
 
         // The columnar form stores only lists out of load order, so these
         // inconsistent states cannot be written in it; its damaged lists
@@ -112,7 +112,7 @@ enum SnapshotForm: String, CaseIterable, CustomTestStringConvertible {
         // One missing from an object that has others, or all of an object's missing.
         for damage in [(ann, Array(annLinks.prefix(1))), (bob, [])] {
             var damaged = snapshot
-            damaged.tables[people.index].backlinks[damage.0.slot] = damage.1
+            damaged.tables[people.index].backlinks[damage.0.slot] = Backlinks(damage.1)
             let error = #expect(throws: DecodingFailure.self) { _ = try form.roundTrip(damaged) }
             #expect(error?.reason.contains("backlinks") == true, "\(String(describing: error))")
         }

@@ -1,0 +1,320 @@
+/// The links pointing at one object, in the order they were made.
+///
+/// A value with no heap storage for none or one link (most objects have at
+/// most one: a dog in its owner's list, an embedded object in its parent);
+/// two or more are held in an array.
+struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArrayLiteral {
+    /// Normalized: `.many` always holds two links or more, so that equal
+    /// lists have equal storage.
+    private enum Storage: Hashable, Sendable {
+        case none
+        case one(Backlink)
+        case many([Backlink])
+    }
+
+    private var storage: Storage
+
+    init() { storage = .none }
+
+    init(_ links: some Sequence<Backlink>) {
+        storage = .none
+        append(contentsOf: links)
+    }
+
+    init(arrayLiteral links: Backlink...) { self.init(links) }
+
+    fileprivate init(one link: Backlink) { storage = .one(link) }
+    fileprivate init(many links: [Backlink]) {
+        precondition(links.count >= 2, "a backlink list of \(links.count) held as many")
+        storage = .many(links)
+    }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { count }
+
+    var count: Int {
+        switch storage {
+        case .none: 0
+        case .one: 1
+        case .many(let links): links.count
+        }
+    }
+
+    var isEmpty: Bool {
+        if case .none = storage { return true }
+        return false
+    }
+
+    subscript(i: Int) -> Backlink {
+        switch storage {
+        case .one(let link) where i == 0: return link
+        case .many(let links): return links[i]
+        default: preconditionFailure("backlink index \(i) out of range 0..<\(count)")
+        }
+    }
+
+    mutating func append(_ link: Backlink) {
+        switch storage {
+        case .none: storage = .one(link)
+        case .one(let first): storage = .many([first, link])
+        case .many(var links):
+            storage = .none  // so that `links` is uniquely referenced
+            links.append(link)
+            storage = .many(links)
+        }
+    }
+
+    /// Appends `links` in order, growing the array once.
+    mutating func append(contentsOf links: some Sequence<Backlink>) {
+        var iterator = links.makeIterator()
+        guard let next = iterator.next() else { return }
+        guard let second = iterator.next() else { return append(next) }
+        var all: [Backlink]
+        switch storage {
+        case .none: all = []
+        case .one(let first): all = [first]
+        case .many(let existing): all = existing
+        }
+        storage = .none
+        all.reserveCapacity(all.count + 2 + links.underestimatedCount)
+        all.append(next)
+        all.append(second)
+        while let link = iterator.next() { all.append(link) }
+        storage = .many(all)
+    }
+
+    /// Removes and returns link `i`.
+    @discardableResult
+    mutating func remove(at i: Int) -> Backlink {
+        switch storage {
+        case .one(let link) where i == 0:
+            storage = .none
+            return link
+        case .many(var links):
+            storage = .none
+            let removed = links.remove(at: i)
+            storage = links.count == 1 ? .one(links[0]) : .many(links)
+            return removed
+        default:
+            preconditionFailure("backlink index \(i) out of range 0..<\(count)")
+        }
+    }
+
+    /// The array of two links or more, when held as one.
+    fileprivate var manyLinks: [Backlink]? {
+        if case .many(let links) = storage { return links }
+        return nil
+    }
+
+    fileprivate var single: Backlink? {
+        if case .one(let link) = storage { return link }
+        return nil
+    }
+}
+
+/// The backlinks of every slot of a table, by slot.
+///
+/// Sparse by leaf: a leaf of ``width`` slots none of which is linked takes
+/// no memory, so the slots of deleted objects (which are never reused) and
+/// classes nothing links to cost nothing. A linked leaf holds one 16-byte
+/// cell per slot, with no reference to count: empty, the one link, or a
+/// mark that the slot's two links or more are in the leaf's overflow.
+///
+/// Copy-on-write like ``Chunks``: a copy shares every leaf; a change copies
+/// the list of leaves and the one leaf it touches, when they are shared.
+struct BacklinkStore: RandomAccessCollection, Sendable {
+    /// One slot's links, in 16 bytes with no reference: `tag` is the
+    /// origin's table key for one link, or one of the two marks.
+    private struct Cell: Sendable {
+        var tag: UInt32
+        var property: UInt32
+        var key: Int64
+
+        static let empty = Cell(tag: emptyTag, property: 0, key: 0)
+        static let many = Cell(tag: manyTag, property: 0, key: 0)
+        static let emptyTag = UInt32.max
+        static let manyTag = UInt32.max - 1
+
+        init(tag: UInt32, property: UInt32, key: Int64) {
+            self.tag = tag
+            self.property = property
+            self.key = key
+        }
+
+        init(_ link: Backlink) {
+            precondition(link.origin.rawValue < Self.manyTag, "backlink from table \(link.origin) out of range")
+            self.init(tag: link.origin.rawValue, property: UInt32(link.property), key: link.key.rawValue)
+        }
+
+        var link: Backlink { Backlink(origin: TableKey(tag), property: Int(property), key: ObjectKey(key)) }
+    }
+
+    private struct Leaf: Sendable {
+        var cells: ContiguousArray<Cell>
+        /// The links of the slots marked many, by index in the leaf.
+        var overflow: [UInt16: [Backlink]] = [:]
+
+        init(count: Int) {
+            cells = ContiguousArray(repeating: .empty, count: count)
+        }
+
+        func links(_ i: Int) -> Backlinks {
+            let cell = cells[i]
+            switch cell.tag {
+            case Cell.emptyTag: return Backlinks()
+            case Cell.manyTag: return Backlinks(many: overflow[UInt16(i)]!)
+            default: return Backlinks(one: cell.link)
+            }
+        }
+
+        /// Slot `i`'s links, moved out (the slot is left marked empty).
+        mutating func take(_ i: Int) -> Backlinks {
+            let cell = cells[i]
+            switch cell.tag {
+            case Cell.emptyTag: return Backlinks()
+            case Cell.manyTag:
+                cells[i] = .empty
+                return Backlinks(many: overflow.removeValue(forKey: UInt16(i))!)
+            default: return Backlinks(one: cell.link)
+            }
+        }
+
+        mutating func put(_ i: Int, _ links: Backlinks) {
+            if let many = links.manyLinks {
+                cells[i] = .many
+                overflow[UInt16(i)] = many
+            } else {
+                if cells[i].tag == Cell.manyTag { overflow[UInt16(i)] = nil }
+                cells[i] = links.single.map(Cell.init) ?? .empty
+            }
+        }
+    }
+
+    /// log2 of the slots per leaf: a leaf is 16 KiB, the most a commit
+    /// that links to an object copies when the leaf is shared.
+    static var bits: Int { 10 }
+    static var width: Int { 1 << bits }
+    static var mask: Int { width - 1 }
+
+    /// The leaves in slot order; `nil` for a leaf whose slots are all unlinked.
+    private var leaves: [Leaf?] = []
+    private(set) var count = 0
+
+    init() {}
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { count }
+
+    /// The links pointing at slot `slot`.
+    subscript(slot: Int) -> Backlinks {
+        get {
+            precondition(slot >= 0 && slot < count, "backlink slot \(slot) out of range 0..<\(count)")
+            guard let leaf = leaves[slot &>> Self.bits] else { return Backlinks() }
+            return leaf.links(slot & Self.mask)
+        }
+        set {
+            modify(slot) { $0 = newValue }
+        }
+    }
+
+    /// The number of links pointing at slot `slot`, read in place.
+    func linkCount(_ slot: Int) -> Int {
+        precondition(slot >= 0 && slot < count, "backlink slot \(slot) out of range 0..<\(count)")
+        guard let leaf = leaves[slot &>> Self.bits] else { return 0 }
+        let cell = leaf.cells[slot & Self.mask]
+        switch cell.tag {
+        case Cell.emptyTag: return 0
+        case Cell.manyTag: return leaf.overflow[UInt16(slot & Self.mask)]!.count
+        default: return 1
+        }
+    }
+
+    /// Appends `n` slots with no links: a leaf at a time, and no memory for
+    /// leaves left unlinked.
+    mutating func appendEmpty(_ n: Int) {
+        precondition(n >= 0, "a negative number of slots")
+        guard n > 0 else { return }
+        let room = count & Self.mask == 0 ? 0 : Self.width - (count & Self.mask)
+        if room > 0, leaves[leaves.count - 1] != nil {
+            leaves[leaves.count - 1]!.cells.append(contentsOf: repeatElement(.empty, count: Swift.min(room, n)))
+        }
+        let newCount = count + n
+        let leafCount = (newCount + Self.mask) &>> Self.bits
+        if leafCount > leaves.count { leaves.append(contentsOf: repeatElement(nil, count: leafCount - leaves.count)) }
+        count = newCount
+    }
+
+    /// Mutates slot `slot`'s links in place, copying only the leaf that holds
+    /// it (and the list of leaves) when they are shared.
+    mutating func modify<R>(_ slot: Int, _ body: (inout Backlinks) -> R) -> R {
+        precondition(slot >= 0 && slot < count, "backlink slot \(slot) out of range 0..<\(count)")
+        let l = slot &>> Self.bits
+        if leaves[l] == nil {
+            // Only materialized once a link arrives.
+            var links = Backlinks()
+            let result = body(&links)
+            if !links.isEmpty {
+                var leaf = Leaf(count: Swift.min(Self.width, count - (l &<< Self.bits)))
+                leaf.put(slot & Self.mask, links)
+                leaves[l] = leaf
+            }
+            return result
+        }
+        var links = leaves[l]!.take(slot & Self.mask)
+        let result = body(&links)
+        leaves[l]!.put(slot & Self.mask, links)
+        return result
+    }
+
+    /// Mutates the links of the slots `slot` gives for `items`, which must
+    /// ascend (repeats allowed), calling `body` for each item in order.
+    mutating func modify<C: RandomAccessCollection>(
+        ascending items: C, slot: (C.Element) -> Int, _ body: (C.Element, inout Backlinks) -> Void
+    ) {
+        var i = items.startIndex
+        while i != items.endIndex {
+            let first = slot(items[i])
+            precondition(first >= 0 && first < count, "backlink slot \(first) out of range 0..<\(count)")
+            let l = first &>> Self.bits
+            let base = l &<< Self.bits
+            // The leaf is moved out, so that it is changed in place when no
+            // other store shares it.
+            var leaf = leaves[l] ?? Leaf(count: Swift.min(Self.width, count - base))
+            leaves[l] = nil
+            while i != items.endIndex {
+                let s = slot(items[i])
+                guard s &>> Self.bits == l else { break }
+                var links = leaf.take(s - base)
+                body(items[i], &links)
+                leaf.put(s - base, links)
+                items.formIndex(after: &i)
+            }
+            leaves[l] = leaf
+        }
+    }
+
+    /// Calls `body` with each slot that has links, in slot order.
+    func forEachLinked(_ body: (_ slot: Int, _ links: Backlinks) throws -> Void) rethrows {
+        for (l, leaf) in leaves.enumerated() {
+            guard let leaf else { continue }
+            let base = l &<< Self.bits
+            for (i, cell) in leaf.cells.enumerated() where cell.tag != Cell.emptyTag {
+                try body(base + i, leaf.links(i))
+            }
+        }
+    }
+
+    /// The number of leaves that hold cells (the others take no memory).
+    var linkedLeafCount: Int { leaves.lazy.filter { $0 != nil }.count }
+
+    /// The number of links held, over every slot.
+    var totalLinkCount: Int {
+        var total = 0
+        for leaf in leaves {
+            guard let leaf else { continue }
+            for cell in leaf.cells where cell.tag != Cell.emptyTag && cell.tag != Cell.manyTag { total += 1 }
+            for links in leaf.overflow.values { total += links.count }
+        }
+        return total
+    }
+}

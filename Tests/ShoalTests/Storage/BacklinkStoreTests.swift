@@ -1,0 +1,105 @@
+import ShoalTestSupport
+import Testing
+@testable import Shoal
+
+@Suite struct BacklinkStoreTests {
+    static func link(_ n: Int) -> Backlink {
+        Backlink(origin: TableKey(UInt32(n % 3)), property: n % 5, key: ObjectKey(Int64(n)))
+    }
+
+    static func contents(_ store: BacklinkStore) -> [[Backlink]] { store.map { Array($0) } }
+
+    @Test("a list of links is stored the same however it was reached, and compares by its links")
+    func normalized() {
+        let (a, b, c) = (Self.link(1), Self.link(2), Self.link(3))
+        var shrunk: Backlinks = [a, b, c]
+        shrunk.remove(at: 1)
+        shrunk.remove(at: 1)
+        #expect(shrunk == [a])
+        #expect(shrunk.hashValue == Backlinks([a]).hashValue)
+        var grown = Backlinks()
+        grown.append(contentsOf: [a])
+        grown.append(contentsOf: [b, c])
+        #expect(Array(grown) == [a, b, c])
+        #expect(grown.count == 3 && grown.last == c && grown.firstIndex(of: b) == 1)
+        grown.remove(at: 0)
+        grown.remove(at: 0)
+        grown.remove(at: 0)
+        #expect(grown.isEmpty && grown == Backlinks())
+    }
+
+    @Test("slots appended without links take no leaves; a link makes one leaf, and removing it keeps the slot empty")
+    func sparse() {
+        var store = BacklinkStore()
+        store.appendEmpty(50_000_000)
+        #expect(store.count == 50_000_000)
+        #expect(store.linkedLeafCount == 0)
+        #expect(store[49_999_999].isEmpty && store.linkCount(12_345_678) == 0)
+        store.modify(30_000_000) { $0.append(Self.link(7)) }
+        #expect(store.linkedLeafCount == 1)
+        #expect(Array(store[30_000_000]) == [Self.link(7)])
+        #expect(store.totalLinkCount == 1)
+        var seen: [Int] = []
+        store.forEachLinked { slot, links in
+            seen.append(slot)
+            #expect(Array(links) == [Self.link(7)])
+        }
+        #expect(seen == [30_000_000])
+        store[30_000_000] = []
+        #expect(store.totalLinkCount == 0 && store[30_000_000].isEmpty)
+    }
+
+    @Test("random appends, removals, sets and ascending batches match an array of arrays", arguments: [1, 2, 3])
+    func matchesModel(seed: UInt64) {
+        var rng = SeededRandom(seed: seed)
+        var store = BacklinkStore()
+        var model: [[Backlink]] = []
+        var copies: [(BacklinkStore, [[Backlink]])] = []
+        for step in 0..<3_000 {
+            let op = Int.random(in: 0..<10, using: &rng)
+            if (1...7).contains(op) && model.isEmpty { continue }
+            switch op {
+            case 0:
+                let n = [1, 7, 1000, 1500].randomElement(using: &rng)!
+                store.appendEmpty(n)
+                model += Array(repeating: [], count: n)
+            case 1, 2, 3:
+                let slot = Int.random(in: 0..<model.count, using: &rng)
+                let link = Self.link(step)
+                store.modify(slot) { $0.append(link) }
+                model[slot].append(link)
+            case 4, 5:
+                let slot = Int.random(in: 0..<model.count, using: &rng)
+                guard !model[slot].isEmpty else { continue }
+                let i = Int.random(in: 0..<model[slot].count, using: &rng)
+                let removed = store.modify(slot) { $0.remove(at: i) }
+                #expect(removed == model[slot].remove(at: i))
+            case 6:
+                let slot = Int.random(in: 0..<model.count, using: &rng)
+                let links = (0..<Int.random(in: 0..<4, using: &rng)).map { Self.link(step * 10 + $0) }
+                store[slot] = Backlinks(links)
+                model[slot] = links
+            case 7:
+                // Ascending slots, with repeats, across leaves.
+                let items = (0..<Int.random(in: 1..<40, using: &rng)).map { _ in Int.random(in: 0..<model.count, using: &rng) }.sorted()
+                store.modify(ascending: items, slot: { $0 }) { slot, links in links.append(Self.link(slot + step)) }
+                for slot in items { model[slot].append(Self.link(slot + step)) }
+            case 8:
+                copies.append((store, model))
+            default:
+                continue
+            }
+        }
+        #expect(Self.contents(store) == model)
+        #expect(store.totalLinkCount == model.reduce(0) { $0 + $1.count })
+        #expect((0..<model.count).allSatisfy { store.linkCount($0) == model[$0].count })
+        var linked: [Int] = []
+        store.forEachLinked { slot, links in
+            linked.append(slot)
+            #expect(Array(links) == model[slot])
+        }
+        #expect(linked == model.indices.filter { !model[$0].isEmpty })
+        // Every copy kept what it held when it was taken.
+        for (copy, expected) in copies { #expect(Self.contents(copy) == expected) }
+    }
+}
