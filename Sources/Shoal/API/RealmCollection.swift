@@ -176,18 +176,40 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
     let elements: [Element]
     let instance: RealmInstance?
     var position = 0
+    /// Whether elements are objects, whose accessors may be reused.
+    private let yieldsObjects: Bool
+    /// The accessor last handed out, when its class allows reuse: if
+    /// nothing else holds it when the next element is asked for (the loop
+    /// body let it go), it is pointed at the next object instead of a new
+    /// accessor being made. A `for` loop over a `Results` then makes one
+    /// accessor, not one per object; an element kept (in an array, a
+    /// variable, a closure) is never reused.
+    private var lastAccessor: Object?
 
     init(values: [Value], elements: [Element], instance: RealmInstance?) {
         self.values = values
         self.elements = elements
         self.instance = instance
+        self.yieldsObjects = instance != nil && Element.self is Object.Type
     }
 
     public mutating func next() -> Element? {
         if let instance {
             guard position < values.count else { return nil }
             defer { position += 1 }
-            return Element.fromValue(values[position], instance)
+            let value = values[position]
+            guard yieldsObjects, case .link(let link) = value, instance.coordinator.accessorsReusable[link.table.index] else {
+                return Element.fromValue(value, instance)
+            }
+            if isKnownUniquelyReferenced(&lastAccessor), let object = lastAccessor, object.ref?.table == link.table {
+                object.ref = ObjectRef(realm: instance, table: link.table, key: link.key, generation: instance.generation)
+                // An object of `link.table`'s class, which `Element` is or
+                // is a superclass of (it was made as one).
+                return unsafeBitCast(object, to: Element.self)
+            }
+            let element = Element.fromValue(value, instance)
+            lastAccessor = unsafeDowncast(unsafeBitCast(element, to: AnyObject.self), to: Object.self)
+            return element
         }
         guard position < elements.count else { return nil }
         defer { position += 1 }

@@ -21,6 +21,8 @@ final class RealmCoordinator: @unchecked Sendable {
     /// Whether each class, by table index, declares linking objects in the
     /// legacy form that accessors bind after construction.
     let hasLegacyLinkingObjects: [Bool]
+    /// Whether each class's accessors may be reused (``ClassInfo/accessorsReusable``), by table index.
+    let accessorsReusable: [Bool]
     /// The table of each class, by the class's identity.
     private let tableByType: [ObjectIdentifier: TableKey]
     private let state: Locked<State>
@@ -54,6 +56,7 @@ final class RealmCoordinator: @unchecked Sendable {
         }
         self.classes = ordered
         self.hasLegacyLinkingObjects = ordered.map { !ClassRegistry.info(for: $0).legacyLinkingObjects.isEmpty }
+        self.accessorsReusable = ordered.map { ClassRegistry.info(for: $0).accessorsReusable }
         self.tableByType = tables
         self.log = log
         self.configuration = configuration

@@ -17,6 +17,16 @@ struct ClassInfo: @unchecked Sendable {
     /// unmanaged value box; `nil` when the layout could not be verified, and
     /// reflection is used instead.
     let wrapperOffsets: [Int?]
+    /// Whether a managed accessor of this class is nothing but its
+    /// ``Object/ref`` and `@Persisted` wrappers that hold no state of their
+    /// own, so that an accessor nobody else holds can be pointed at another
+    /// object of the class instead of a new one being made (see
+    /// ``RealmCollectionIterator``). False when the class declares any
+    /// other stored property (a plain or `lazy` var would carry one
+    /// object's state over to the next), legacy linking objects (bound per
+    /// accessor), or is `Encodable` (its wrappers remember their object for
+    /// `encode(to:)`).
+    let accessorsReusable: Bool
 }
 
 /// Discovers schemas from `Object` subclasses and maps `@Persisted` storage
@@ -83,7 +93,9 @@ enum ClassRegistry {
         var properties: [Property] = []
         var defaults: [Value] = []
         var legacy: [(String, String)] = []
+        var onlyPersisted = true
         for child in children(of: prototype) {
+            if !(child.value is any PersistedProperty) { onlyPersisted = false }
             guard let label = child.label else { continue }
             if let persisted = child.value as? any PersistedProperty {
                 let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
@@ -100,7 +112,8 @@ enum ClassRegistry {
         // `defaults` lines up with the stored property indexes.
         return ClassInfo(type: type, schema: schema, defaults: defaults,
             legacyLinkingObjects: legacy.map { ($0.0, schema.indexByName[$0.1]!) },
-            wrapperOffsets: wrapperOffsets(type, schema, prototype))
+            wrapperOffsets: wrapperOffsets(type, schema, prototype),
+            accessorsReusable: onlyPersisted && legacy.isEmpty && !(type is any Encodable.Type))
     }
 
     /// Finds each `@Persisted` wrapper's offset with the runtime's field

@@ -1,0 +1,101 @@
+import Foundation
+import ShoalTestSupport
+import Testing
+@testable import Shoal
+
+/// A class with state of its own beside its persisted properties.
+final class Tagged: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var name = ""
+    /// Not persisted: must stay with the accessor it was set on.
+    var mark = ""
+    lazy var shout: String = name.uppercased()
+}
+
+/// A class that counts the accessors made of it.
+final class Counted: Object {
+    nonisolated(unsafe) static var made = 0
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var name = ""
+
+    required init() {
+        super.init()
+        Counted.made += 1
+    }
+}
+
+@Suite(.serialized) struct AccessorReuseTests {
+    static func realm(dogs: Int) throws -> Realm {
+        let realm = try makeRealm(types: [Person.self, Dog.self, Kennel.self, Puppy.self, AllTypes.self, Note.self, Tagged.self, Counted.self])
+        try realm.write {
+            for i in 1...dogs {
+                realm.create(Dog.self, value: ["id": i, "name": "dog\(i)"])
+                realm.create(Note.self, value: ["id": i, "title": "note\(i)"])
+                realm.create(Tagged.self, value: ["id": i, "name": "tag\(i)"])
+                realm.create(Counted.self, value: ["id": i, "name": "counted\(i)"])
+            }
+        }
+        return realm
+    }
+
+    @Test("a for loop that lets each element go is handed one accessor, pointed at each object in turn")
+    func loopReusesOneAccessor() throws {
+        let realm = try Self.realm(dogs: 50)
+        var identities = Set<ObjectIdentifier>()
+        var names: [String] = []
+        for dog in realm.objects(Dog.self).sorted(byKeyPath: "id") {
+            identities.insert(ObjectIdentifier(dog))
+            names.append(dog.name)
+            #expect(dog.name == "dog\(dog.id)" && !dog.isInvalidated && dog.realm != nil)
+        }
+        #expect(names == (1...50).map { "dog\($0)" })
+        #expect(identities.count == 1)
+        let counted = realm.objects(Counted.self)
+        _ = counted.count
+        let before = Counted.made
+        var total = 0
+        for counted in counted { total += counted.name.count }
+        #expect(total == (1...50).reduce(0) { $0 + "counted\($1)".count })
+        let loop = Counted.made - before
+        #expect(loop <= 2, "\(loop) accessors for 50 elements")
+        // Kept, one accessor per element.
+        let kept = Array(counted)
+        #expect(Counted.made - before - loop == 50 && kept.count == 50, "\(Counted.made - before - loop)")
+    }
+
+    @Test("elements kept past their turn are never reused: each keeps its own object")
+    func keptElementsAreDistinct() throws {
+        let realm = try Self.realm(dogs: 20)
+        var kept: [Dog] = []
+        for dog in realm.objects(Dog.self).sorted(byKeyPath: "id") where dog.id % 2 == 0 { kept.append(dog) }
+        #expect(kept.map(\.id) == Array(stride(from: 2, through: 20, by: 2)))
+        #expect(Set(kept.map(ObjectIdentifier.init)).count == kept.count)
+        // Kept in an array made by the sequence, and by a loop variable held outside.
+        let all = Array(realm.objects(Dog.self).sorted(byKeyPath: "id"))
+        #expect(all.map(\.name) == (1...20).map { "dog\($0)" })
+        var previous: Dog?
+        for dog in realm.objects(Dog.self).sorted(byKeyPath: "id") {
+            if let previous { #expect(previous.id == dog.id - 1 && previous !== dog) }
+            previous = dog
+        }
+    }
+
+    @Test("a class with state of its own, or that is Encodable, gets a new accessor per element")
+    func statefulAndCodableClassesAreNotReused() throws {
+        let realm = try Self.realm(dogs: 10)
+        #expect(ClassRegistry.info(for: Dog.self).accessorsReusable)
+        #expect(!ClassRegistry.info(for: Tagged.self).accessorsReusable)
+        #expect(!ClassRegistry.info(for: Note.self).accessorsReusable)
+        for tagged in realm.objects(Tagged.self).sorted(byKeyPath: "id") {
+            // A fresh accessor: nothing carried over from the previous element.
+            #expect(tagged.mark.isEmpty)
+            tagged.mark = "seen"
+            #expect(tagged.shout == "TAG\(tagged.id)")
+        }
+        let encoder = JSONEncoder()
+        for note in realm.objects(Note.self).sorted(byKeyPath: "id") {
+            let json = try #require(String(data: try encoder.encode(note), encoding: .utf8))
+            #expect(json.contains("\"id\":\(note.id)") && json.contains("note\(note.id)"), "\(json)")
+        }
+    }
+}
