@@ -55,12 +55,12 @@ import Testing
         var store = BacklinkStore()
         var model: [[Backlink]] = []
         var copies: [(BacklinkStore, [[Backlink]])] = []
-        for step in 0..<3_000 {
+        for step in 0..<2_000 {
             let op = Int.random(in: 0..<10, using: &rng)
             if (1...7).contains(op) && model.isEmpty { continue }
             switch op {
             case 0:
-                let n = [1, 7, 1000, 1500].randomElement(using: &rng)!
+                let n = [1, 7, 300, 1500].randomElement(using: &rng)!
                 store.appendEmpty(n)
                 model += Array(repeating: [], count: n)
             case 1, 2, 3:
@@ -84,7 +84,7 @@ import Testing
                 let items = (0..<Int.random(in: 1..<40, using: &rng)).map { _ in Int.random(in: 0..<model.count, using: &rng) }.sorted()
                 store.modify(ascending: items, slot: { $0 }) { slot, links in links.append(Self.link(slot + step)) }
                 for slot in items { model[slot].append(Self.link(slot + step)) }
-            case 8:
+            case 8 where copies.count < 8:
                 copies.append((store, model))
             default:
                 continue
