@@ -41,7 +41,7 @@ extension SnapshotCodec {
         /// Inserts one object, after the dead slots before it; a link whose
         /// target is not in yet waits in `deferred`.
         func insert(_ t: TableKey, _ key: ObjectKey, _ values: [Value], offset: Int) throws(DecodingFailure) {
-            while batch.nextKey(t) < key { batch.appendDeadSlot(t) }
+            batch.appendDeadSlots(t, count: key.slot - batch.nextKey(t).slot)
             var values = values
             for p in values.indices {
                 guard let link = values[p].linkValue, !complete[link.table.index], link.table != t || link.key >= key else { continue }
@@ -51,10 +51,12 @@ extension SnapshotCodec {
             if let problem = batch.apply(.insert(t, key, values)) { throw DecodingFailure(offset: offset, reason: problem) }
         }
         func finish(_ t: TableKey, slotCount: Int) {
-            while batch.nextKey(t).slot < slotCount { batch.appendDeadSlot(t) }
+            batch.appendDeadSlots(t, count: slotCount - batch.nextKey(t).slot)
             complete[t.index] = true
         }
 
+        /// The memory the deleted slots of the tables so far will take.
+        var deletedBytes = 0
         for os in schema.objectSchema {
             let t = schema.tableByName[os.className]!
             let shapes = schema.shapes[t.index]
@@ -64,7 +66,7 @@ extension SnapshotCodec {
             guard liveCount <= slotCount else { throw r.fail("\(liveCount) live objects in \(slotCount) slots") }
             // Each live object takes at least a byte; deleted slots only memory.
             guard liveCount <= r.remaining else { throw r.fail("\(liveCount) live objects in \(r.remaining) bytes") }
-            if let problem = SnapshotCodec.deletedSlotsProblem(slotCount - liveCount, stored: os.storedCount, os.className) {
+            if let problem = SnapshotCodec.deletedSlotsProblem(slotCount - liveCount, stored: os.storedCount, os.className, spent: &deletedBytes) {
                 throw r.fail(problem)
             }
             let stored = os.storedCount

@@ -37,7 +37,8 @@ enum SnapshotCodec {
     /// 2^32, far beyond what fits in memory, so that a damaged count is
     /// refused before it is allocated for.
     static let maximumSlots = 1 << 32
-    /// The most memory the deleted slots of one loaded table may take: 1 GiB.
+    /// The most memory the deleted slots of a loaded snapshot may take, all
+    /// tables together: 1 GiB.
     /// Deleted slots take no bytes in the file but memory once loaded
     /// (``deletedSlotBytes(stored:)`` each), so their count cannot be checked
     /// against the file's size; this bound is checked before anything is
@@ -45,6 +46,8 @@ enum SnapshotCodec {
     /// slot and property each, which did not count a slot's own liveness and
     /// backlinks: a 53-byte snapshot of a one-property class then loaded
     /// 2^28 deleted slots, over 4 GB and 10 seconds (a fuzzer finding).
+    /// It was per table, which let a snapshot of several classes take a
+    /// gigabyte for each.
     static let maximumDeletedSlotBytes = 1 << 30
 
     /// The most memory one deleted slot of a class with `stored` stored
@@ -58,12 +61,17 @@ enum SnapshotCodec {
     static func maximumDeletedSlots(stored: Int) -> Int { maximumDeletedSlotBytes / deletedSlotBytes(stored: stored) }
 
     /// Why `deleted` deleted slots of `className`, a class with `stored`
-    /// stored properties, are refused, or `nil` when they are within
-    /// ``maximumDeletedSlots(stored:)``.
-    static func deletedSlotsProblem(_ deleted: Int, stored: Int, _ className: String) -> String? {
-        guard deleted > maximumDeletedSlots(stored: stored) else { return nil }
+    /// stored properties, are refused, or `nil` when they fit, with the
+    /// deleted slots of the tables before (`spent` bytes, updated), within
+    /// ``maximumDeletedSlotBytes``.
+    static func deletedSlotsProblem(_ deleted: Int, stored: Int, _ className: String, spent: inout Int) -> String? {
+        let left = maximumDeletedSlotBytes - spent
+        guard deleted > left / deletedSlotBytes(stored: stored) else {
+            spent += deleted * deletedSlotBytes(stored: stored)
+            return nil
+        }
         return "\(deleted) deleted slots of \(className), at up to \(deletedSlotBytes(stored: stored)) bytes each once loaded, over the "
-            + "\(maximumDeletedSlotBytes) bytes a loaded table may hold for deleted objects"
+            + "\(left) bytes left of the \(maximumDeletedSlotBytes) a loaded snapshot may hold for deleted objects"
     }
 
     /// Writes `snapshot` in the columnar form of format version 2.

@@ -123,15 +123,22 @@ struct HostileFileTests {
 
     /// A columnar snapshot payload of `schema` whose only table has `slots` slots and no live object.
     static func snapshotPayload(slots: Int, schema: Schema = oneInt) -> [UInt8] {
+        snapshotPayload(slots: [slots], schema: schema)
+    }
+
+    /// A columnar snapshot payload of `schema` whose table `t` has `slots[t]` slots and no live object.
+    static func snapshotPayload(slots: [Int], schema: Schema) -> [UInt8] {
         var w = ByteWriter()
         w.varint(1)
         w.varint(0)
         SchemaCodec.encode(schema, into: &w)
-        w.varint(0)  // table 0
-        w.varint(slots)
-        w.varint(0)  // live
-        w.varint(0)  // runs
-        w.varint(0)  // backlinks
+        for (t, count) in slots.enumerated() {
+            w.varint(t)
+            w.varint(count)
+            w.varint(0)  // live
+            w.varint(0)  // runs
+        }
+        for _ in slots { w.varint(0) }  // backlinks
         return w.bytes
     }
 
@@ -151,6 +158,15 @@ struct HostileFileTests {
         #expect(throws: DecodingFailure.self) {
             try SnapshotCodec.decodeColumnar(Self.snapshotPayload(slots: limit + 1), decodeAheadFrom: .max)
         }
+        // The bound is for the whole snapshot: a second table may not take
+        // another gigabyte (each table alone is within it).
+        let two = Schema(["A", "B"].map { ObjectSchema(className: $0, properties: [Property(name: "n", type: .int)]) })
+        let both = #expect(throws: DecodingFailure.self) {
+            try SnapshotCodec.decodeColumnar(Self.snapshotPayload(slots: [1000, limit - 500], schema: two), decodeAheadFrom: .max)
+        }
+        #expect(both?.reason.contains("deleted slots of B") == true, "\(String(describing: both))")
+        let small = try SnapshotCodec.decodeColumnar(Self.snapshotPayload(slots: [1000, 2000], schema: two), decodeAheadFrom: .max)
+        #expect(small.tables.map(\.alive.count) == [1000, 2000])
         let loaded = try SnapshotCodec.decodeColumnar(Self.snapshotPayload(slots: 1000), decodeAheadFrom: .max)
         #expect(loaded.tables[0].alive.count == 1000)
         // Deleted slots hold no backlink leaves.
