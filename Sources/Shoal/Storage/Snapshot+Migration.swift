@@ -27,12 +27,16 @@ extension Snapshot {
             let oldSchema = self.schema[oldTable]
             let table = tables[oldTable.index]
             let classDefaults = defaults[os.className] ?? []
+            /// Deleted slots not appended yet: appended a run at a time.
+            var dead = 0
             for slot in 0..<table.alive.count {
                 let key = ObjectKey(Int64(slot))
                 guard table.alive[slot] else {
-                    next.appendDeadSlot(t)
+                    dead += 1
                     continue
                 }
+                next.appendDeadSlots(t, count: dead)
+                dead = 0
                 var values: [Value] = []
                 for p in 0..<os.storedCount {
                     let property = os.properties[p]
@@ -78,6 +82,7 @@ extension Snapshot {
                     throw ShoalError(.schemaMismatch, "Migrating '\(os.className)' failed: \(problem).", context: ["class": os.className])
                 }
             }
+            next.appendDeadSlots(t, count: dead)
             if let problem = next.finish() {
                 throw ShoalError(.schemaMismatch, "Migrating '\(os.className)' failed: \(problem).", context: ["class": os.className])
             }
