@@ -131,7 +131,7 @@ extension Persisted: PersistedProperty {
         return unmanagedValue.toValue(nil)
     }
 
-    var anyBox: (any AnyUnmanagedBox)? { box }
+    var anyBox: AnyUnmanagedBox? { box }
 
     func readManaged(_ slot: ManagedSlot) -> Any { T.readManaged(slot) }
 
@@ -240,7 +240,7 @@ final class UnmanagedBox<T: PersistableValue>: AnyUnmanagedBox {
     /// The value once set, or once read (then the type's default).
     private var held: Any?
 
-    init() {}
+    override init() {}
     init(_ value: T) { held = value }
 
     func set(_ value: T) { held = value }
@@ -252,9 +252,9 @@ final class UnmanagedBox<T: PersistableValue>: AnyUnmanagedBox {
         return value
     }
 
-    func storedValue(_ realm: RealmInstance) -> Value { current.toValue(realm) }
+    override func storedValue(_ realm: RealmInstance) -> Value { current.toValue(realm) }
 
-    func storedValueWithoutAdding(_ realm: RealmInstance) -> Value? {
+    override func storedValueWithoutAdding(_ realm: RealmInstance) -> Value? {
         // The held value is boxed as `T` (an `Optional` for an optional
         // link), and a cast from `Any` looks through the optional.
         let linked: Object? =
@@ -266,30 +266,35 @@ final class UnmanagedBox<T: PersistableValue>: AnyUnmanagedBox {
         return .link(ref.link)
     }
 
-    func copyCollection(to slot: ManagedSlot) {
+    override func copyCollection(to slot: ManagedSlot) {
         if let held { T.writeManaged(held as! T, slot) }
     }
 
-    var anyValue: Any { current }
+    override var anyValue: Any { current }
 
-    func set(_ any: Any?, property: Property, className: String) {
+    override func set(_ any: Any?, property: Property, className: String) {
         held = UnmanagedValue.convert(any, to: T.self, property: property, className: className)
     }
 }
 
 /// An unmanaged property's value without its type: what `add`, `init(value:)`
-/// and the by-name subscript use.
-protocol AnyUnmanagedBox: AnyObject {
+/// and the by-name subscript use. Abstract: every box is an
+/// ``UnmanagedBox``.
+///
+/// A class rather than a protocol, so that finding the box in a wrapper is
+/// a class cast, not a protocol conformance look-up (five per object added,
+/// about 3% of inserting unmanaged objects).
+class AnyUnmanagedBox {
     /// The value in stored form, adding linked unmanaged objects to `realm`.
-    func storedValue(_ realm: RealmInstance) -> Value
+    func storedValue(_ realm: RealmInstance) -> Value { preconditionFailure("AnyUnmanagedBox is abstract") }
     /// The value in stored form when that adds nothing to `realm`: a value
     /// that is not a link, or a link to a valid object `realm` manages;
     /// `nil` when ``storedValue(_:)`` would add an object (or stop).
-    func storedValueWithoutAdding(_ realm: RealmInstance) -> Value?
+    func storedValueWithoutAdding(_ realm: RealmInstance) -> Value? { preconditionFailure("AnyUnmanagedBox is abstract") }
     /// Copies an unmanaged collection's contents into the managed property.
-    func copyCollection(to slot: ManagedSlot)
+    func copyCollection(to slot: ManagedSlot) { preconditionFailure("AnyUnmanagedBox is abstract") }
     /// The value, boxed.
-    var anyValue: Any { get }
+    var anyValue: Any { preconditionFailure("AnyUnmanagedBox is abstract") }
     /// Sets the value from a dynamic one, converting it to the property's type.
-    func set(_ any: Any?, property: Property, className: String)
+    func set(_ any: Any?, property: Property, className: String) { preconditionFailure("AnyUnmanagedBox is abstract") }
 }

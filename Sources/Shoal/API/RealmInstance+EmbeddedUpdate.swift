@@ -10,7 +10,7 @@ extension RealmInstance {
     /// links to from the unmanaged embedded object in `box`; `false` when
     /// there is nothing to update in place (no embedded object on either
     /// side, or a managed one given), and the caller sets the link.
-    func updateEmbeddedInPlace(_ box: (any AnyUnmanagedBox)?, table: TableKey, key: ObjectKey, property: Int) -> Bool {
+    func updateEmbeddedInPlace(_ box: AnyUnmanagedBox?, table: TableKey, key: ObjectKey, property: Int) -> Bool {
         guard let tx = transaction, let object = ValueCoercion.unwrap(box?.anyValue) as? Object, object.ref == nil,
             let old = tx.embeddedLink(tx.working.value(table, key, property)), tableKey(for: type(of: object)) == old.table
         else { return false }
@@ -23,7 +23,7 @@ extension RealmInstance {
     /// elements are appended, and fewer remove (and delete) the extra ones.
     /// `false` when the property is not a list of embedded objects or an
     /// element given is not an unmanaged object.
-    func updateEmbeddedListInPlace(_ box: (any AnyUnmanagedBox)?, table: TableKey, key: ObjectKey, property: Int) throws(ShoalError) -> Bool {
+    func updateEmbeddedListInPlace(_ box: AnyUnmanagedBox?, table: TableKey, key: ObjectKey, property: Int) throws(ShoalError) -> Bool {
         let p = schema[table].properties[property]
         guard let tx = transaction, p.collection == .list, p.type == .object, let target = p.objectClassName,
             schema[target]?.isEmbedded == true, let elements = (box?.anyValue as? any AnyElements)?.anyElements

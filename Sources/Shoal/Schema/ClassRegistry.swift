@@ -141,9 +141,9 @@ enum ClassRegistry {
         return offsets
     }
 
-    private static func box(at offset: Int?, in object: Object) -> (any AnyUnmanagedBox)? {
+    private static func box(at offset: Int?, in object: Object) -> AnyUnmanagedBox? {
         guard let offset else { return nil }
-        return boxObject(at: offset, in: object) as? any AnyUnmanagedBox
+        return boxObject(at: offset, in: object) as? AnyUnmanagedBox
     }
 
     /// The unmanaged box of the `@Persisted` wrapper at field `offset` of
@@ -153,12 +153,12 @@ enum ClassRegistry {
     }
 
     /// The unmanaged value box of each stored property of `object`, by schema index.
-    static func unmanagedBoxes(of object: Object) -> [(any AnyUnmanagedBox)?] {
+    static func unmanagedBoxes(of object: Object) -> [AnyUnmanagedBox?] {
         let info = info(for: Swift.type(of: object))
         if info.wrapperOffsets.allSatisfy({ $0 != nil }) {
             return withExtendedLifetime(object) { info.wrapperOffsets.map { box(at: $0, in: object) } }
         }
-        var boxes = [(any AnyUnmanagedBox)?](repeating: nil, count: info.schema.storedCount)
+        var boxes = [AnyUnmanagedBox?](repeating: nil, count: info.schema.storedCount)
         for child in children(of: object) {
             guard let label = child.label, label.hasPrefix("_"), let p = child.value as? any PersistedProperty,
                 let index = info.schema.indexByName[String(label.dropFirst())], index < boxes.count
@@ -272,7 +272,7 @@ protocol PersistedProperty {
     /// The default value in stored form (unmanaged context; never a link).
     var defaultValue: Value { get }
     /// The unmanaged value's box; `nil` in a managed accessor.
-    var anyBox: (any AnyUnmanagedBox)? { get }
+    var anyBox: AnyUnmanagedBox? { get }
     /// Reads a managed property as its Swift type, boxed.
     func readManaged(_ slot: ManagedSlot) -> Any
     /// Writes a managed property from a value of its Swift type; false when the type differs.
