@@ -91,8 +91,8 @@ extension SnapshotCodec {
         let classCount = schema.objectSchema.count
         /// Tables whose objects are all in.
         var complete = [Bool](repeating: false, count: classCount)
-        /// The memory the deleted slots of the tables so far will take.
-        var deletedBytes = 0
+        /// The deleted slots of the tables so far.
+        var deletedSlots = 0
         for _ in 0..<classCount {
             let tableOffset = r.offset
             let t = try r.index(below: classCount, "table")
@@ -115,7 +115,7 @@ extension SnapshotCodec {
                 throw DecodingFailure(offset: liveOffset, reason: "\(liveCount) live \(className) objects in \(r.remaining) bytes")
             }
             if let problem = SnapshotCodec.deletedSlotsProblem(
-                slotCount - liveCount, stored: schema.objectSchema[t].storedCount, className, spent: &deletedBytes)
+                slotCount - liveCount, className, spent: &deletedSlots)
             {
                 throw DecodingFailure(offset: slotOffset, reason: problem)
             }

@@ -55,8 +55,8 @@ extension SnapshotCodec {
             complete[t.index] = true
         }
 
-        /// The memory the deleted slots of the tables so far will take.
-        var deletedBytes = 0
+        /// The deleted slots of the tables so far.
+        var deletedSlots = 0
         for os in schema.objectSchema {
             let t = schema.tableByName[os.className]!
             let shapes = schema.shapes[t.index]
@@ -66,7 +66,7 @@ extension SnapshotCodec {
             guard liveCount <= slotCount else { throw r.fail("\(liveCount) live objects in \(slotCount) slots") }
             // Each live object takes at least a byte; deleted slots only memory.
             guard liveCount <= r.remaining else { throw r.fail("\(liveCount) live objects in \(r.remaining) bytes") }
-            if let problem = SnapshotCodec.deletedSlotsProblem(slotCount - liveCount, stored: os.storedCount, os.className, spent: &deletedBytes) {
+            if let problem = SnapshotCodec.deletedSlotsProblem(slotCount - liveCount, os.className, spent: &deletedSlots) {
                 throw r.fail(problem)
             }
             let stored = os.storedCount

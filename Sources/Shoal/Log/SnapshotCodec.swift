@@ -37,41 +37,29 @@ enum SnapshotCodec {
     /// 2^32, far beyond what fits in memory, so that a damaged count is
     /// refused before it is allocated for.
     static let maximumSlots = 1 << 32
-    /// The most memory the deleted slots of a loaded snapshot may take, all
-    /// tables together: 1 GiB.
-    /// Deleted slots take no bytes in the file but memory once loaded
-    /// (``deletedSlotBytes(stored:)`` each), so their count cannot be checked
-    /// against the file's size; this bound is checked before anything is
-    /// allocated for them (FORMAT.md, "Limits"). It was 2^28 cells of one
-    /// slot and property each, which did not count a slot's own liveness and
-    /// backlinks: a 53-byte snapshot of a one-property class then loaded
-    /// 2^28 deleted slots, over 4 GB and 10 seconds (a fuzzer finding).
-    /// It was per table, which let a snapshot of several classes take a
-    /// gigabyte for each.
-    static let maximumDeletedSlotBytes = 1 << 30
+    /// The most deleted slots a loaded snapshot may have, all tables
+    /// together: 2^26 (67,108,864).
+    ///
+    /// Deleted slots take no bytes in the file, so their count cannot be
+    /// checked against the file's size; this bound is checked before
+    /// anything is made for them (FORMAT.md, "Limits"). They take almost no
+    /// memory once loaded (whole leaves of placeholders share one buffer,
+    /// backlinks hold no leaf for them), but scans still step over each.
+    /// The bound was 2^28 cells, then 1 GiB of memory per table: fuzzer
+    /// findings loaded 2^28 slots (over 4 GB), then tens of millions in each
+    /// of several tables, when each slot still took memory of its own.
+    static let maximumDeletedSlots = 1 << 26
 
-    /// The most memory one deleted slot of a class with `stored` stored
-    /// properties takes once loaded: its liveness byte, and per property a
-    /// placeholder of at most 16 bytes and a validity byte. (Its backlinks
-    /// take nothing: ``BacklinkStore`` holds no leaf for unlinked slots.)
-    static func deletedSlotBytes(stored: Int) -> Int { 1 + 17 * max(stored, 0) }
-
-    /// The most deleted slots a loaded table of a class with `stored` stored
-    /// properties may hold.
-    static func maximumDeletedSlots(stored: Int) -> Int { maximumDeletedSlotBytes / deletedSlotBytes(stored: stored) }
-
-    /// Why `deleted` deleted slots of `className`, a class with `stored`
-    /// stored properties, are refused, or `nil` when they fit, with the
-    /// deleted slots of the tables before (`spent` bytes, updated), within
-    /// ``maximumDeletedSlotBytes``.
-    static func deletedSlotsProblem(_ deleted: Int, stored: Int, _ className: String, spent: inout Int) -> String? {
-        let left = maximumDeletedSlotBytes - spent
-        guard deleted > left / deletedSlotBytes(stored: stored) else {
-            spent += deleted * deletedSlotBytes(stored: stored)
+    /// Why `deleted` more deleted slots, of `className`, are refused after
+    /// the `spent` deleted slots of the tables before (updated), or `nil`
+    /// when they stay within ``maximumDeletedSlots``.
+    static func deletedSlotsProblem(_ deleted: Int, _ className: String, spent: inout Int) -> String? {
+        guard deleted > maximumDeletedSlots - spent else {
+            spent += deleted
             return nil
         }
-        return "\(deleted) deleted slots of \(className), at up to \(deletedSlotBytes(stored: stored)) bytes each once loaded, over the "
-            + "\(left) bytes left of the \(maximumDeletedSlotBytes) a loaded snapshot may hold for deleted objects"
+        return "\(deleted) deleted slots of \(className), over the \(maximumDeletedSlots - spent) left of the "
+            + "\(maximumDeletedSlots) a loaded snapshot may hold"
     }
 
     /// Writes `snapshot` in the columnar form of format version 2.

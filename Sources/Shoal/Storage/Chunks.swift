@@ -47,9 +47,21 @@ struct Chunks<Element: Sendable>: RandomAccessCollection, Sendable {
         count += 1
     }
 
+    /// Appends `n` copies of `value`. Whole leaves of it share one buffer
+    /// (copied only when one of them is written to), so that millions of
+    /// placeholders (the slots of deleted objects, which are never written
+    /// again) take a reference per leaf, not a value per slot.
     mutating func append(repeating value: Element, count n: Int) {
         var left = n
+        var shared: ContiguousArray<Element>?
         while left > 0 {
+            if count & Self.mask == 0 && left >= Self.width {
+                if shared == nil { shared = ContiguousArray(repeating: value, count: Self.width) }
+                leaves.append(shared!)
+                count += Self.width
+                left -= Self.width
+                continue
+            }
             if count & Self.mask == 0 {
                 var leaf = ContiguousArray<Element>()
                 leaf.reserveCapacity(Self.width)
@@ -217,10 +229,20 @@ struct ByteChunks: Sendable {
     }
 
     /// Appends `n` empty values, a leaf at a time (deleted slots of a loaded
-    /// snapshot can number millions: one by one, they took seconds).
+    /// snapshot can number millions: one by one, they took seconds). Whole
+    /// leaves of empty values share one buffer, as in
+    /// ``Chunks/append(repeating:count:)``.
     mutating func appendEmpty(count n: Int) {
         var left = n
+        var shared: Leaf?
         while left > 0 {
+            if count & Self.mask == 0 && left > Self.mask {
+                if shared == nil { shared = Leaf(bytes: [], ends: ContiguousArray(repeating: 0, count: Self.mask + 1)) }
+                leaves.append(shared!)
+                count += Self.mask + 1
+                left -= Self.mask + 1
+                continue
+            }
             if count & Self.mask == 0 { leaves.append(Leaf()) }
             let last = leaves.count - 1
             let take = Swift.min(left, Self.mask + 1 - (count & Self.mask))

@@ -115,6 +115,31 @@ struct PersistentVector<Element>: RandomAccessCollection {
         }
     }
 
+    /// Appends `n` copies of `element`. Whole leaves of it are one shared
+    /// node (copied only when one of them is written to), so that millions
+    /// of placeholders (the empty collections of deleted objects' slots,
+    /// never written again) take a reference per leaf, not a value per slot.
+    mutating func append(repeating element: Element, count n: Int) {
+        var left = n
+        var shared: VectorNode<Element>?
+        while left > 0 {
+            if tail.count == Self.width { pushTail() }
+            if tail.isEmpty && left > Self.width {
+                if shared == nil { shared = VectorNode(elements: ContiguousArray(repeating: element, count: Self.width)) }
+                // The tail is empty, so the trie holds all `count`.
+                pushLeaf(shared!, at: count)
+                count += Self.width
+                left -= Self.width
+                continue
+            }
+            if tail.isEmpty { tail.reserveCapacity(Self.width) }
+            let take = Swift.min(left, Self.width - tail.count)
+            tail.append(contentsOf: repeatElement(element, count: take))
+            count += take
+            left -= take
+        }
+    }
+
     /// Appends the elements of a contiguous array (a column of a replayed
     /// run) whole leaves at a time: a leaf is made straight from the
     /// column, without passing through the tail.

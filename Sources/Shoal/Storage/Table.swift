@@ -161,17 +161,17 @@ extension Table {
         // share the dictionaries' storage and make each append copy it.
         var i = lists.values.startIndex
         while i != lists.values.endIndex {
-            lists.values[i].append(contentsOf: repeatElement([], count: n))
+            lists.values[i].append(repeating: [], count: n)
             lists.values.formIndex(after: &i)
         }
         var j = sets.values.startIndex
         while j != sets.values.endIndex {
-            sets.values[j].append(contentsOf: repeatElement([], count: n))
+            sets.values[j].append(repeating: [], count: n)
             sets.values.formIndex(after: &j)
         }
         var k = maps.values.startIndex
         while k != maps.values.endIndex {
-            maps.values[k].append(contentsOf: repeatElement([:], count: n))
+            maps.values[k].append(repeating: [:], count: n)
             maps.values.formIndex(after: &k)
         }
         alive.append(repeating: isAlive, count: n)

@@ -148,8 +148,8 @@ struct HostileFileTests {
             try SnapshotCodec.decodeColumnar(Self.snapshotPayload(slots: 1 << 31), decodeAheadFrom: .max)
         }
         #expect(failure?.reason.contains("deleted slots") == true)
-        let limit = SnapshotCodec.maximumDeletedSlots(stored: 1)
-        #expect(limit == (1 << 30) / 18)
+        let limit = SnapshotCodec.maximumDeletedSlots
+        #expect(limit == 1 << 26)
         // The fuzzer's 53-byte snapshot: 2^28 deleted slots of a one-property
         // class, under the old bound of cells, over 4 GB and 10 s to load.
         #expect(throws: DecodingFailure.self) {
