@@ -176,8 +176,9 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
     let elements: [Element]
     let instance: RealmInstance?
     var position = 0
-    /// Whether elements are objects, whose accessors may be reused.
-    private let yieldsObjects: Bool
+    /// Whether each table's accessors may be reused, when elements are
+    /// objects; `nil` otherwise.
+    private let reusable: [Bool]?
     /// The accessor last handed out, when its class allows reuse: if
     /// nothing else holds it when the next element is asked for (the loop
     /// body let it go), it is pointed at the next object instead of a new
@@ -190,7 +191,7 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
         self.values = values
         self.elements = elements
         self.instance = instance
-        self.yieldsObjects = instance != nil && Element.self is Object.Type
+        self.reusable = instance != nil && Element.self is Object.Type ? instance!.coordinator.accessorsReusable : nil
     }
 
     public mutating func next() -> Element? {
@@ -198,7 +199,7 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
             guard position < values.count else { return nil }
             defer { position += 1 }
             let value = values[position]
-            guard yieldsObjects, case .link(let link) = value, instance.coordinator.accessorsReusable[link.table.index] else {
+            guard let reusable, case .link(let link) = value, reusable[link.table.index] else {
                 return Element.fromValue(value, instance)
             }
             if isKnownUniquelyReferenced(&lastAccessor), let object = lastAccessor, object.ref?.table == link.table {
