@@ -427,7 +427,19 @@ final class DatabaseLog: @unchecked Sendable {
     /// the snapshot, and the next one would take its name. A snapshot of the
     /// version already on disk that verifies is kept, not written again:
     /// renaming over it would risk the only copy (PERSISTENCE.md §5).
+    ///
+    /// - Throws: `unsupported`, changing nothing, when the state holds more
+    ///   deleted objects' slots than a snapshot may
+    ///   (``SnapshotCodec/maximumDeletedSlots``): the snapshot would be
+    ///   refused on the next open, so the log is kept instead.
     func compact(_ snapshot: Snapshot) throws(ShoalError) {
+        let deleted = snapshot.tables.reduce(0) { $0 + $1.alive.count - $1.count }
+        guard deleted <= SnapshotCodec.maximumDeletedSlots else {
+            throw ShoalError(.unsupported,
+                "Compaction refused: the database holds the slots of \(deleted) deleted objects, more than a snapshot may hold "
+                    + "(\(SnapshotCodec.maximumDeletedSlots)); the log is kept as it is.",
+                context: ["path": directory])
+        }
         let alreadyRolled = state.withLock { s in
             precondition(s.writer.lastVersion == snapshot.version, "compaction of version \(snapshot.version) with the log at \(s.writer.lastVersion)")
             return s.writer.header.baseVersion == snapshot.version

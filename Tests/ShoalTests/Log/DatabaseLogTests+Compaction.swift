@@ -66,6 +66,30 @@ extension DatabaseLogTests {
         reopened.log.close()
     }
 
+    @Test("a compaction of more deleted slots than a snapshot may hold is refused and keeps the log, which still opens")
+    func compactionOfTooManyDeletedSlots() throws {
+        let io = FaultyFileIO()
+        let schema = Schema([ObjectSchema(className: "A", properties: [Property(name: "n", type: .int)])])
+        let opened = try DatabaseLog.open(directory: "/db", schema: schema, durability: .durable, io: io)
+        var state = try DatabaseLogCrashTests.commit(opened.log, opened.snapshot, 0)
+        let files = try io.listDirectory(at: "/db").sorted()
+        // As if that many objects had been inserted and deleted before (the
+        // slots are shared placeholders, so this is cheap).
+        var crowded = state
+        crowded.tables[0].appendSlots(SnapshotCodec.maximumDeletedSlots + 1, alive: false)
+        for p in crowded.tables[0].scalars.indices { crowded.tables[0].scalars[p].appendNulls(SnapshotCodec.maximumDeletedSlots + 1) }
+        let error = #expect(throws: ShoalError.self) { try opened.log.compact(crowded) }
+        #expect(error?.code == .unsupported && error?.message.contains("deleted objects") == true, "\(String(describing: error))")
+        #expect(try io.listDirectory(at: "/db").sorted() == files)
+        // Within the bound, the same log compacts.
+        try opened.log.compact(state)
+        state = try DatabaseLogCrashTests.commit(opened.log, state, 1)
+        opened.log.close()
+        let reopened = try DatabaseLog.open(directory: "/db", schema: schema, durability: .durable, io: io)
+        #expect(reopened.snapshot.hasSameContents(as: state))
+        reopened.log.close()
+    }
+
     @Test("a migration on an open with shouldCompactOnLaunch succeeds, and so does the next open")
     func compactOnLaunchAfterMigration() throws {
         let url = temporaryDatabaseURL()
