@@ -88,7 +88,8 @@ extension RealmInstance {
         let schema = self.schema[table]
         let boxes = ClassRegistry.unmanagedBoxes(of: object)
         func storedValue(_ index: Int) -> Value { boxes[index]?.storedValue(self) ?? .null }
-        let stored = schema.properties.indices.filter { schema.properties[$0].isStored }
+        // Stored properties come first in a schema.
+        let stored = 0..<schema.storedCount
         let isDeferred = { (i: Int) in schema.properties[i].collection != .none || schema.properties[i].type == .object || schema.properties[i].type == .any }
         var values = [Value](repeating: .null, count: stored.count)
         for i in stored where !isDeferred(i) { values[i] = storedValue(i) }
@@ -112,7 +113,7 @@ extension RealmInstance {
             (key, isNew) = (existing, false)
             do { for i in stored where !isDeferred(i) { try tx.set(table, key, i, values[i]) } } catch { shoalPrecondition(error) }
         } else {
-            (key, isNew) = upsert(tx, table, values: values, given: Set(stored.filter { !isDeferred($0) }), update: update)
+            (key, isNew) = upsert(tx, table, values: values, given: { !isDeferred($0) }, update: update)
         }
         object.ref = ObjectRef(realm: self, table: table, key: key, generation: generation)
         do {
@@ -136,7 +137,9 @@ extension RealmInstance {
     /// the same primary key, setting only the `given` properties.
     ///
     /// - Returns: the object's key, and whether it was inserted.
-    private func upsert(_ tx: WriteTransaction, _ table: TableKey, values: [Value], given: Set<Int>, update: Realm.UpdatePolicy) -> (ObjectKey, isNew: Bool) {
+    private func upsert(
+        _ tx: WriteTransaction, _ table: TableKey, values: [Value], given: (Int) -> Bool, update: Realm.UpdatePolicy
+    ) -> (ObjectKey, isNew: Bool) {
         let schema = self.schema[table]
         do {
             // A class without a primary key has nothing to update by: its
@@ -144,7 +147,7 @@ extension RealmInstance {
             // policy for such a class at the top; nested, Realm inserts).
             if update != .error, let pk = schema.primaryKeyIndex {
                 if let existing = tx.working.object(table, primaryKey: values[pk]) {
-                    for i in given.sorted() where i != pk { try tx.set(table, existing, i, values[i]) }
+                    for i in values.indices where i != pk && given(i) { try tx.set(table, existing, i, values[i]) }
                     return (existing, false)
                 }
             }
@@ -181,7 +184,7 @@ extension RealmInstance {
             throw ShoalError(.missingPrimaryKey, "Missing value for primary key property '\(schema.className).\(schema.properties[pk].name)'.",
                 context: ["class": schema.className])
         }
-        let (key, _) = upsert(tx, table, values: values, given: scalarGiven, update: update)
+        let (key, _) = upsert(tx, table, values: values, given: { scalarGiven.contains($0) }, update: update)
         let ref = ObjectRef(realm: self, table: table, key: key, generation: generation)
         for (i, item) in given.sorted(by: { $0.key < $1.key }) {
             let property = schema.properties[i]
