@@ -144,7 +144,7 @@ extension Snapshot {
     /// Adds backlinks as `addBacklink` would one by one in this order, but
     /// grouped per target: sorted by target (and by position, so that each
     /// target gets its backlinks in the order given), each table's
-    /// backlinks vector updated once per leaf rather than once per link.
+    /// backlink store reaching each leaf once rather than once per link.
     private mutating func addBacklinks(_ links: [(target: Link, backlink: Backlink)]) {
         if links.count < 2 {
             for (target, backlink) in links { addBacklink(target, backlink) }
