@@ -37,7 +37,7 @@ extension Realm {
         let state = instance.current
         do {
             try io.createDirectory(at: destination)
-            try SnapshotFile.write(SnapshotCodec.encode(state), version: state.version,
+            try SnapshotFile.write(try SnapshotCodec.encodeLoadable(state, what: "writeCopy", path: destination), version: state.version,
                 schemaFingerprint: state.schema.fingerprint, directory: destination, io: io)
         } catch {
             try? FileManager.default.removeItem(atPath: destination)

@@ -171,6 +171,13 @@ extension RealmCollectionImpl {
 
 /// Iterates a Realm collection over the elements it held when iteration
 /// began: deleting objects inside the loop is safe.
+///
+/// When the previous element's accessor is no longer strongly referenced
+/// (the loop body let it go) and its class has only `@Persisted`
+/// properties, the iterator re-points that accessor at the next object
+/// instead of making a new one. A `weak` or `unowned` reference to an
+/// element, or its `ObjectIdentifier`, can then follow it to the next
+/// object: keep a strong reference, or compare objects with `==`.
 public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorProtocol {
     let values: [Value]
     let elements: [Element]

@@ -109,14 +109,9 @@ final class RealmCoordinator: @unchecked Sendable {
                 if let should = configuration.shouldCompactOnLaunch {
                     let sizes = opened.log.sizes
                     let total = sizes.snapshotBytes + Int(sizes.logBytes)
-                    if should(total, sizes.snapshotBytes) {
-                        // A compaction the store cannot take (too many
-                        // deleted objects for a snapshot) keeps the log, and
-                        // the store opens as it is.
-                        do throws(ShoalError) { try created.compact() } catch {
-                            if error.code != .unsupported { throw error }
-                        }
-                    }
+                    // A store too full of deleted objects for a snapshot
+                    // keeps its log, and opens as it is.
+                    if should(total, sizes.snapshotBytes), SnapshotCodec.unloadableProblem(opened.snapshot) == nil { try created.compact() }
                 }
             } else {
                 created = RealmCoordinator(identifier: identifier, snapshot: Snapshot(schema: declared), classes: classes, log: nil,

@@ -215,7 +215,8 @@ final class DatabaseLog: @unchecked Sendable {
             // Install the migrated state as a snapshot (tmp, fsync, rename,
             // fsync of the directory); the log restarts after it, and the
             // segments before it are dropped only once it is on disk.
-            let payload = SnapshotCodec.encode(migrated)
+            // (Refused, keeping every file, when the snapshot would not load.)
+            let payload = try SnapshotCodec.encodeLoadable(migrated, what: "Migration", path: directory)
             _ = try SnapshotFile.write(payload, version: migrated.version, schemaFingerprint: migrated.schema.fingerprint,
                 directory: directory, io: io)
             state = migrated
@@ -433,12 +434,8 @@ final class DatabaseLog: @unchecked Sendable {
     ///   (``SnapshotCodec/maximumDeletedSlots``): the snapshot would be
     ///   refused on the next open, so the log is kept instead.
     func compact(_ snapshot: Snapshot) throws(ShoalError) {
-        let deleted = snapshot.tables.reduce(0) { $0 + $1.alive.count - $1.count }
-        guard deleted <= SnapshotCodec.maximumDeletedSlots else {
-            throw ShoalError(.unsupported,
-                "Compaction refused: the database holds the slots of \(deleted) deleted objects, more than a snapshot may hold "
-                    + "(\(SnapshotCodec.maximumDeletedSlots)); the log is kept as it is.",
-                context: ["path": directory])
+        if let problem = SnapshotCodec.unloadableProblem(snapshot) {
+            throw ShoalError(.unsupported, "Compaction refused: \(problem); the log is kept as it is.", context: ["path": directory])
         }
         let alreadyRolled = state.withLock { s in
             precondition(s.writer.lastVersion == snapshot.version, "compaction of version \(snapshot.version) with the log at \(s.writer.lastVersion)")

@@ -62,6 +62,25 @@ enum SnapshotCodec {
             + "\(maximumDeletedSlots) a loaded snapshot may hold"
     }
 
+    /// Why `snapshot` cannot be written as a snapshot that loads again (it
+    /// holds more deleted slots than ``maximumDeletedSlots``), or `nil`.
+    static func unloadableProblem(_ snapshot: Snapshot) -> String? {
+        let deleted = snapshot.tables.reduce(0) { $0 + $1.alive.count - $1.count }
+        guard deleted > maximumDeletedSlots else { return nil }
+        return "the database holds the slots of \(deleted) deleted objects, more than a snapshot may hold (\(maximumDeletedSlots))"
+    }
+
+    /// ``encode(_:)``, refusing a state whose snapshot would not load again
+    /// (``unloadableProblem(_:)``) rather than write it.
+    ///
+    /// - Throws: `unsupported`, naming `path` and `what` was being written.
+    static func encodeLoadable(_ snapshot: Snapshot, what: String, path: String) throws(ShoalError) -> [UInt8] {
+        if let problem = unloadableProblem(snapshot) {
+            throw ShoalError(.unsupported, "\(what) refused: \(problem); nothing was written.", context: ["path": path])
+        }
+        return encode(snapshot)
+    }
+
     /// Writes `snapshot` in the columnar form of format version 2.
     static func encode(_ snapshot: Snapshot) -> [UInt8] {
         var w = ByteWriter(capacity: 1 << 16)

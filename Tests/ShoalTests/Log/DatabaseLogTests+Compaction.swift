@@ -81,6 +81,14 @@ extension DatabaseLogTests {
         let error = #expect(throws: ShoalError.self) { try opened.log.compact(crowded) }
         #expect(error?.code == .unsupported && error?.message.contains("deleted objects") == true, "\(String(describing: error))")
         #expect(try io.listDirectory(at: "/db").sorted() == files)
+        // Every other writer of snapshots refuses it too (a migration, a
+        // copy and a repair go through this), before writing anything.
+        let encodeError = #expect(throws: ShoalError.self) { try SnapshotCodec.encodeLoadable(crowded, what: "Migration", path: "/db") }
+        #expect(encodeError?.code == .unsupported && encodeError?.message.contains("nothing was written") == true)
+        let repaired = NSTemporaryDirectory() + "shoal-crowded-\(UUID().uuidString)"
+        #expect(throws: ShoalError.self) { try LogRepairer.writeDatabase(base: crowded, records: [], into: repaired, io: io) }
+        #expect(!FileManager.default.fileExists(atPath: repaired))
+        #expect(SnapshotCodec.unloadableProblem(state) == nil)
         // Within the bound, the same log compacts.
         try opened.log.compact(state)
         state = try DatabaseLogCrashTests.commit(opened.log, state, 1)

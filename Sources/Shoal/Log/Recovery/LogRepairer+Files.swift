@@ -7,6 +7,7 @@ extension LogRepairer {
     /// at it holding `records`, re-framed under a new salt. Every file is
     /// synced, and so is the directory, before this returns.
     static func writeDatabase(base: Snapshot, records: [LogRecord], into directory: String, io: any FileIO) throws(ShoalError) {
+        let payload = base.version > 0 ? try SnapshotCodec.encodeLoadable(base, what: "Repair", path: directory) : []
         guard mkdir(directory, 0o755) == 0 else {
             let code = errno
             throw ShoalError(
@@ -15,7 +16,7 @@ extension LogRepairer {
         }
         if base.version > 0 {
             try SnapshotFile.write(
-                SnapshotCodec.encode(base), version: base.version, schemaFingerprint: base.schema.fingerprint,
+                payload, version: base.version, schemaFingerprint: base.schema.fingerprint,
                 directory: directory, io: io)
         }
         let writer = try LogWriter.create(
