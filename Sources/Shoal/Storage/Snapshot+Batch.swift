@@ -262,16 +262,9 @@ struct BatchApplier {
         return problem
     }
 
-    /// Appends an empty, dead slot to a table (restoring a snapshot or
-    /// migrating, so that object keys keep their slots).
-    mutating func appendDeadSlot(_ t: TableKey) {
-        applyRun()
-        snapshot.tables[t.index].appendDeadSlot()
-    }
-
     /// Appends `count` empty, dead slots to a table at once (restoring a
-    /// snapshot, whose deleted objects come as gaps between runs), as
-    /// ``appendDeadSlot(_:)`` would one by one.
+    /// snapshot, whose deleted objects come as gaps between runs, or
+    /// migrating), so that object keys keep their slots.
     mutating func appendDeadSlots(_ t: TableKey, count: Int) {
         guard count > 0 else { return }
         applyRun()

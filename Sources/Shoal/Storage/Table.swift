@@ -145,14 +145,6 @@ typealias OrderedSetStorage = OrderedSet<Value>
 typealias MapStorage = OrderedDictionary<String, Value>
 
 extension Table {
-    /// Appends the slot of an object deleted before a snapshot was written:
-    /// empty values, not alive. Used only when restoring a snapshot, so that
-    /// keys keep their slots.
-    mutating func appendDeadSlot() {
-        for p in 0..<scalars.count { scalars[p].appendNulls(1) }
-        appendSlots(1, alive: false)
-    }
-
     /// Appends `n` slots after their single values were appended to
     /// `scalars`: empty collections, no backlinks, alive or not (the live
     /// ones counted). Links and index entries are the caller's.
