@@ -72,7 +72,7 @@ struct Table: Sendable {
             scalars.append(Column(for: p))
             switch p.collection {
             case .none:
-                if p.isPrimary { primaryIndex = PrimaryIndex() } else if p.isIndexed { builtSecondary[i] = SecondaryIndex() }
+                if p.isPrimary { primaryIndex = PrimaryIndex(for: p) } else if p.isIndexed { builtSecondary[i] = SecondaryIndex() }
             case .list: lists[i] = PersistentVector()
             case .set: sets[i] = PersistentVector()
             case .map: maps[i] = PersistentVector()
@@ -134,8 +134,6 @@ struct Table: Sendable {
     }
 }
 
-/// A primary key index: each value to its object.
-typealias PrimaryIndex = SortedTree<Value, ObjectKey>
 /// A secondary index: each value to the objects holding it.
 typealias SecondaryIndex = SortedTree<Value, KeySet>
 /// Object keys in ascending (table) order.
@@ -264,7 +262,8 @@ extension Table {
 }
 
 /// Objects to be indexed: their keys (ascending) and, per indexed property,
-/// their values, copied out of the table's columns a leaf at a time.
+/// their values, copied out of the table's columns a leaf at a time: as
+/// integers, with no `Value`, from an int column holding no null.
 ///
 /// Index builds on other threads read only this, never the table's
 /// vectors: the batch goes on appending to those, and a vector mutates a
@@ -273,13 +272,20 @@ extension Table {
 /// invisible to it).
 struct IndexInput: Sendable {
     private(set) var keys: [ObjectKey] = []
+    /// The values of each property read as `Value`s.
     private(set) var values: [Int: ContiguousArray<Value>] = [:]
+    /// The values of each property of an int column without nulls.
+    private(set) var integers: [Int: ContiguousArray<Int64>] = [:]
 
     /// The live objects among `slots` of `table`, with their values of `properties`.
     init(_ table: Table, slots: Range<Int>, properties: [Int]) {
         keys.reserveCapacity(slots.count)
+        let typed = properties.map { p in table.scalars[p].kind == .int && table.scalars[p].nulls == nil }
         var columns = properties.map { _ in ContiguousArray<Value>() }
-        for i in columns.indices { columns[i].reserveCapacity(slots.count) }
+        var ints = properties.map { _ in ContiguousArray<Int64>() }
+        for i in properties.indices {
+            if typed[i] { ints[i].reserveCapacity(slots.count) } else { columns[i].reserveCapacity(slots.count) }
+        }
         var slot = slots.lowerBound
         while slot < slots.upperBound {
             let (base, live) = table.alive.chunk(containing: slot)
@@ -290,12 +296,27 @@ struct IndexInput: Sendable {
             // (a retain per kind of leaves) for every value.
             table.scalars.withUnsafeBufferPointer { scalars in
                 for (i, p) in properties.enumerated() {
-                    for key in keys[first...] { columns[i].append(Column.value(scalars.baseAddress! + p, key.slot)) }
+                    let column = scalars.baseAddress! + p
+                    if typed[i] {
+                        let (leafBase, leaf) = column.pointee.ints.chunk(containing: slot)
+                        leaf.withUnsafeBufferPointer { leaf in
+                            for key in keys[first...] { ints[i].append(leaf[key.slot - leafBase]) }
+                        }
+                    } else {
+                        for key in keys[first...] { columns[i].append(Column.value(column, key.slot)) }
+                    }
                 }
             }
             slot = end
         }
-        for (i, p) in properties.enumerated() { values[p] = columns[i] }
+        for (i, p) in properties.enumerated() {
+            if typed[i] { integers[p] = ints[i] } else { values[p] = columns[i] }
+        }
+    }
+
+    /// The values of property `p`, as `Value`s.
+    func values(of p: Int) -> ContiguousArray<Value> {
+        values[p] ?? ContiguousArray(integers[p]!.lazy.map(Value.int))
     }
 }
 
@@ -312,7 +333,10 @@ struct IndexBuild: Sendable {
     let property: Int
     /// Primary key: new (value, object) entries in arrival order.
     private var entries: [PrimaryIndex.Element] = []
-    /// Whether `entries` are strictly ascending by value so far.
+    /// Primary key: new (integer, object) entries in arrival order, for a
+    /// typed index fed from an int column (no `Value` made).
+    private var integerEntries = ContiguousArray<(key: Int64, payload: ObjectKey)>()
+    /// Whether `entries` and `integerEntries` are each strictly ascending by key so far.
     private var ascending = true
     /// Secondary: new objects grouped by value (by `==`, which equates what
     /// `Value.compare` does for one typed property), values in first arrival
@@ -331,18 +355,36 @@ struct IndexBuild: Sendable {
     }
 
     /// Whether every gathered entry is merged into the tree.
-    var isComplete: Bool { entries.isEmpty && groups.isEmpty }
+    var isComplete: Bool { entries.isEmpty && integerEntries.isEmpty && groups.isEmpty }
 
     /// Gathers the objects of `input` (each not yet indexed).
     mutating func add(_ input: IndexInput) {
-        let values = input.values[property]!
         switch index {
-        case .primary:
-            for (key, value) in zip(input.keys, values) {
+        case .primary(let tree):
+            if tree.isTyped, entries.isEmpty, let integers = input.integers[property] {
+                integerEntries.reserveCapacity(integerEntries.count + integers.count)
+                for (key, n) in zip(input.keys, integers) {
+                    if ascending, let last = integerEntries.last, last.key >= n { ascending = false }
+                    integerEntries.append((n, key))
+                }
+                return
+            }
+            if !integerEntries.isEmpty {
+                // Values that are not all integers after some that were:
+                // gathered as values from here on.
+                entries = integerEntries.map { (.int($0.key), $0.payload) }
+                integerEntries = []
+            }
+            for (key, value) in zip(input.keys, input.values(of: property)) {
                 if ascending, let last = entries.last, Value.compare(last.key, value) != .orderedAscending { ascending = false }
                 entries.append((value, key))
             }
         case .secondary:
+            if let integers = input.integers[property], let runs = Self.groupSmallIntegers(input.keys, integers: integers) {
+                for (value, keys) in runs { groups[.int(value), default: []].append(contentsOf: keys) }
+                return
+            }
+            let values = input.values(of: property)
             if let runs = Self.groupSmallIntegers(input.keys, values) {
                 for (value, keys) in runs { groups[.int(value), default: []].append(contentsOf: keys) }
             } else {
@@ -360,19 +402,26 @@ struct IndexBuild: Sendable {
     /// thread's time when loading a million objects with one such index;
     /// this touches each value twice and hashes once per distinct value.
     static func groupSmallIntegers(_ keys: [ObjectKey], _ values: ContiguousArray<Value>) -> [(value: Int64, keys: ArraySlice<ObjectKey>)]? {
-        guard !values.isEmpty, keys.count == values.count else { return nil }
-        var integers: [Int64] = []
+        var integers = ContiguousArray<Int64>()
         integers.reserveCapacity(values.count)
-        var low = Int64.max, high = Int64.min
         for value in values {
             guard case .int(let n) = value else { return nil }
             integers.append(n)
+        }
+        return groupSmallIntegers(keys, integers: integers)
+    }
+
+    /// ``groupSmallIntegers(_:_:)`` of integers read straight from an int column.
+    static func groupSmallIntegers(_ keys: [ObjectKey], integers: ContiguousArray<Int64>) -> [(value: Int64, keys: ArraySlice<ObjectKey>)]? {
+        guard !integers.isEmpty, keys.count == integers.count else { return nil }
+        var low = Int64.max, high = Int64.min
+        for n in integers {
             low = min(low, n)
             high = max(high, n)
         }
         // The range's width, checked without overflow.
         let (span, overflow) = high.subtractingReportingOverflow(low)
-        guard !overflow, span < Int64(max(4096, values.count)) else { return nil }
+        guard !overflow, span < Int64(max(4096, integers.count)) else { return nil }
         var starts = [Int](repeating: 0, count: Int(span) + 2)
         for n in integers { starts[Int(n - low) + 1] += 1 }
         for i in 1..<starts.count { starts[i] += starts[i - 1] }
@@ -398,8 +447,23 @@ struct IndexBuild: Sendable {
     mutating func complete(className: String) -> String? {
         switch index {
         case .primary(var tree):
-            index = .primary(PrimaryIndex())
+            index = .primary(PrimaryIndex(typed: tree.isTyped))
             defer { index = .primary(tree) }
+            if !integerEntries.isEmpty {
+                var new = integerEntries
+                integerEntries = []
+                if !ascending {
+                    new.sort { $0.key < $1.key }
+                    for (a, b) in zip(new, new.dropFirst()) where a.key == b.key {
+                        return "\(className) \(a.payload) and \(b.payload) share the primary key \(Value.int(a.key))"
+                    }
+                }
+                ascending = true
+                if let clash = tree.merge(integers: new) {
+                    return "\(className) \(tree.object(forInteger: clash.key).map(String.init(describing:)) ?? "?") and \(clash.payload) share the primary key \(Value.int(clash.key))"
+                }
+                return nil
+            }
             var new = entries
             entries = []
             if !ascending {

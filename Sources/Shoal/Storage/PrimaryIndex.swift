@@ -1,0 +1,244 @@
+import Foundation
+
+extension Int64: SortedTreeKey {
+    static func compare(_ lhs: Int64, _ rhs: Int64) -> ComparisonResult {
+        lhs < rhs ? .orderedAscending : (lhs == rhs ? .orderedSame : .orderedDescending)
+    }
+}
+
+/// A primary key index: each primary key value to its object, in
+/// `Value.compare` order.
+///
+/// An `int` primary key (the usual kind) is held typed: a ``SortedTree`` of
+/// `Int64` keys, 16 bytes an entry compared as integers, where a `Value` key
+/// takes 32 bytes and a switch on its kind per comparison; the null key of an
+/// optional one is held beside the tree (nulls sort first). Any other kind
+/// is held as `Value` keys.
+///
+/// The interface speaks `Value`, the currency of change records and
+/// predicates. A value of another kind looked up in a typed index finds the
+/// integer it equals (`3.0` finds `3`, as `Value.compare` equates them); a
+/// value of another kind stored in one (never done by Shoal's write paths,
+/// which coerce values to the property's type first) turns the index into
+/// `Value` keys rather than lose the kind it was stored with.
+struct PrimaryIndex: Sendable, Sequence {
+    typealias Element = (key: Value, payload: ObjectKey)
+    typealias Bound = TreeBound<Value>
+
+    /// Whether the keys are held as integers (``integers`` and ``nullKey``).
+    private(set) var isTyped: Bool
+    /// The integer keys of a typed index.
+    private var integers = SortedTree<Int64, ObjectKey>()
+    /// The object whose key is null, in a typed index.
+    private var nullKey: ObjectKey?
+    /// The keys of an untyped index.
+    private var values = SortedTree<Value, ObjectKey>()
+
+    /// An empty index for the primary key `property`: typed for an `int` one.
+    init(for property: Property) {
+        isTyped = property.type == .int && property.collection == .none
+    }
+
+    /// An empty index, typed (integer keys) or not.
+    init(typed: Bool) {
+        isTyped = typed
+    }
+
+    var count: Int { isTyped ? integers.count + (nullKey == nil ? 0 : 1) : values.count }
+
+    var isEmpty: Bool { count == 0 }
+
+    var underestimatedCount: Int { count }
+
+    /// The object whose primary key equals `key`, if any.
+    subscript(key: Value) -> ObjectKey? {
+        guard isTyped else { return values[key] }
+        switch Self.integerKey(key) {
+        case .integer(let n): return integers[n]
+        case .null: return nullKey
+        case .absent: return nil
+        case .unknown: return integers.first { Value.compare(.int($0.key), key) == .orderedSame }?.payload
+        }
+    }
+
+    /// The object whose integer primary key is `key`, if any: the typed
+    /// form of ``subscript(_:)``, with no `Value`.
+    func object(forInteger key: Int64) -> ObjectKey? {
+        isTyped ? integers[key] : values[.int(key)]
+    }
+
+    /// Sets the object of `key`, or adds the entry.
+    ///
+    /// - Returns: the object replaced, or `nil` when the entry is new.
+    @discardableResult
+    mutating func updateValue(_ payload: ObjectKey, forKey key: Value) -> ObjectKey? {
+        if isTyped {
+            switch key {
+            case .int(let n): return integers.updateValue(payload, forKey: n)
+            case .null:
+                defer { nullKey = payload }
+                return nullKey
+            default: becomeUntyped()
+            }
+        }
+        return values.updateValue(payload, forKey: key)
+    }
+
+    /// Removes the entry whose key equals `key`, if any.
+    ///
+    /// - Returns: the removed entry, with its key as stored.
+    @discardableResult
+    mutating func remove(_ key: Value) -> Element? {
+        guard isTyped else { return values.remove(key) }
+        switch Self.integerKey(key) {
+        case .integer(let n): return integers.remove(n).map { (.int($0.key), $0.payload) }
+        case .null:
+            defer { nullKey = nil }
+            return nullKey.map { (.null, $0) }
+        case .absent: return nil
+        case .unknown:
+            guard let found = integers.first(where: { Value.compare(.int($0.key), key) == .orderedSame }) else { return nil }
+            return integers.remove(found.key).map { (.int($0.key), $0.payload) }
+        }
+    }
+
+    /// Adds `sorted` (ascending keys): the bulk path of a batch (see
+    /// ``SortedTree/merge(_:)``).
+    ///
+    /// - Returns: the first entry of `sorted` whose key the index already
+    ///   held (that entry is skipped; the index keeps its own), or `nil`.
+    @discardableResult
+    mutating func merge(_ sorted: [Element]) -> Element? {
+        guard isTyped else { return values.merge(sorted) }
+        var typed = ContiguousArray<(key: Int64, payload: ObjectKey)>()
+        typed.reserveCapacity(sorted.count)
+        var clash: Element?
+        for entry in sorted {
+            switch entry.key {
+            case .int(let n): typed.append((n, entry.payload))
+            case .null:
+                if nullKey == nil { nullKey = entry.payload } else if clash == nil { clash = entry }
+            default:
+                // Undo nothing: the null entry, if any, is already in, and
+                // the untyped index takes the rest as it is.
+                becomeUntyped()
+                let found = values.merge(sorted.filter { !$0.key.isNull })
+                return clash ?? found
+            }
+        }
+        if let found = merge(integers: typed), clash == nil { clash = (.int(found.key), found.payload) }
+        return clash
+    }
+
+    /// Adds integer keys `sorted` (ascending) to a typed index, with no
+    /// `Value`: the bulk path of an `int` primary key's batch.
+    ///
+    /// - Returns: the first entry of `sorted` whose key the index already held, or `nil`.
+    @discardableResult
+    mutating func merge(integers sorted: ContiguousArray<(key: Int64, payload: ObjectKey)>) -> (key: Int64, payload: ObjectKey)? {
+        guard isTyped else {
+            guard let found = values.merge(sorted.lazy.map { (Value.int($0.key), $0.payload) }), case .int(let n) = found.key else { return nil }
+            return (n, found.payload)
+        }
+        return integers.merge(sorted)
+    }
+
+    /// Calls `body` with each entry from `lower` to `upper` (an end that is
+    /// `nil` is open), in order, until it returns `false`.
+    func forEach(from lower: Bound?, to upper: Bound?, _ body: (Value, ObjectKey) throws -> Bool) rethrows {
+        guard isTyped else { return try values.forEach(from: lower, to: upper, body) }
+        // Integer bounds (and the "after nulls" bound of a range) walk the
+        // tree from the first key; any other bound filters every entry.
+        let low: TreeBound<Int64>??
+        switch lower?.key {
+        case nil: low = .some(nil)
+        case .int(let n)?: low = TreeBound(key: n, isInclusive: lower!.isInclusive)
+        case .null? where !lower!.isInclusive: low = .some(nil)
+        default: low = nil
+        }
+        let high: TreeBound<Int64>??
+        switch upper?.key {
+        case nil: high = .some(nil)
+        case .int(let n)?: high = TreeBound(key: n, isInclusive: upper!.isInclusive)
+        default: high = nil
+        }
+        if let low, let high {
+            if lower == nil, let nullKey { guard try body(.null, nullKey) else { return } }
+            try integers.forEach(from: low, to: high) { try body(.int($0), $1) }
+            return
+        }
+        for entry in self {
+            if let lower {
+                let order = Value.compare(entry.key, lower.key)
+                if order == .orderedAscending || (order == .orderedSame && !lower.isInclusive) { continue }
+            }
+            if let upper {
+                let order = Value.compare(entry.key, upper.key)
+                if order == .orderedDescending || (order == .orderedSame && !upper.isInclusive) { return }
+            }
+            guard try body(entry.key, entry.payload) else { return }
+        }
+    }
+
+    /// The first broken invariant of the tree holding the keys, or `nil`.
+    func invariantViolation() -> String? {
+        isTyped ? integers.invariantViolation() : values.invariantViolation()
+    }
+
+    func makeIterator() -> Iterator {
+        Iterator(null: isTyped ? nullKey : nil, integers: isTyped ? integers.makeIterator() : nil, values: isTyped ? nil : values.makeIterator())
+    }
+
+    /// The entries in key order: a typed index's null key first.
+    struct Iterator: IteratorProtocol {
+        fileprivate var null: ObjectKey?
+        fileprivate var integers: SortedTree<Int64, ObjectKey>.Iterator?
+        fileprivate var values: SortedTree<Value, ObjectKey>.Iterator?
+
+        mutating func next() -> Element? {
+            if let key = null {
+                null = nil
+                return (.null, key)
+            }
+            if integers != nil { return integers!.next().map { (.int($0.key), $0.payload) } }
+            return values!.next()
+        }
+    }
+
+    /// Moves a typed index's entries into `Value` keys.
+    private mutating func becomeUntyped() {
+        guard isTyped else { return }
+        var entries: [Element] = []
+        entries.reserveCapacity(count)
+        for entry in self { entries.append(entry) }
+        isTyped = false
+        integers = SortedTree()
+        nullKey = nil
+        values = SortedTree(sorted: entries)
+    }
+
+    /// What a typed index looks `key` up as.
+    private enum IntegerKey {
+        case integer(Int64)
+        case null
+        /// No integer equals the value.
+        case absent
+        /// An integer may equal it, found by comparing each (a decimal,
+        /// whose conversion to a double may round).
+        case unknown
+    }
+
+    private static func integerKey(_ key: Value) -> IntegerKey {
+        switch key {
+        case .int(let n): return .integer(n)
+        case .null: return .null
+        case .float, .double:
+            guard let d = key.doubleValue, d.rounded(.towardZero) == d, let n = Int64(exactly: d),
+                Value.compare(.int(n), key) == .orderedSame
+            else { return .absent }
+            return .integer(n)
+        case .decimal: return .unknown
+        default: return .absent
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import ShoalTestSupport
+import Testing
+@testable import Shoal
+
+/// The typed primary key index (integer keys, the null key beside them)
+/// against the `Value`-keyed tree it replaced, which is the model: every
+/// look-up, range and change must answer the same.
+@Suite struct PrimaryIndexTests {
+    typealias Model = SortedTree<Value, ObjectKey>
+    typealias Bound = TreeBound<Value>
+
+    static let intProperty = Property(name: "id", type: .int, isOptional: true, isPrimary: true)
+
+    /// A key to look up or bound a range with: mostly integers, and every
+    /// other kind a predicate can bring (numbers of other kinds, null, strings).
+    static func probe(_ rng: inout SeededRandom) -> Value {
+        let n = Int64(rng.next() % 60) - 10
+        switch rng.next() % 10 {
+        case 0: return .double(Double(n))
+        case 1: return .double(Double(n) + 0.5)
+        case 2: return .float(Float(n))
+        case 3: return .decimal(Decimal128(Int(n)))
+        case 4: return .null
+        case 5: return .string("x\(n)")
+        default: return .int(n)
+        }
+    }
+
+    static func entries(_ index: PrimaryIndex, _ lower: Bound?, _ upper: Bound?) -> [String] {
+        var out: [String] = []
+        index.forEach(from: lower, to: upper) { key, object in
+            out.append("\(key)=\(object.rawValue)")
+            return true
+        }
+        return out
+    }
+
+    static func entries(_ model: Model, _ lower: Bound?, _ upper: Bound?) -> [String] {
+        var out: [String] = []
+        model.forEach(from: lower, to: upper) { key, object in
+            out.append("\(key)=\(object.rawValue)")
+            return true
+        }
+        return out
+    }
+
+    @Test("an int primary key is held typed; look-ups, ranges, changes and merges answer as the Value-keyed tree does")
+    func matchesValueKeyedTree() {
+        var rng = SeededRandom(seed: 17)
+        for round in 0..<40 {
+            var index = PrimaryIndex(for: Self.intProperty)
+            var model = Model()
+            #expect(index.isTyped)
+            var nextObject: Int64 = 0
+            for _ in 0..<300 {
+                switch rng.next() % 6 {
+                case 0, 1:
+                    let key: Value = rng.next() % 20 == 0 ? .null : .int(Int64(rng.next() % 50) - 10)
+                    let object = ObjectKey(nextObject)
+                    nextObject += 1
+                    #expect(index.updateValue(object, forKey: key) == model.updateValue(object, forKey: key))
+                case 2:
+                    let key = Self.probe(&rng)
+                    let removed = index.remove(key), expected = model.remove(key)
+                    #expect(removed?.payload == expected?.payload)
+                    #expect(removed.map { "\($0.key)" } == expected.map { "\($0.key)" })
+                case 3:
+                    // A batch of ascending keys, some already present.
+                    var keys = Set<Int64>()
+                    for _ in 0..<(rng.next() % 12) { keys.insert(Int64(rng.next() % 80) - 10) }
+                    var batch: [PrimaryIndex.Element] = keys.sorted().map { (.int($0), ObjectKey(nextObject + $0 + 100)) }
+                    if rng.next() % 8 == 0 { batch.insert((.null, ObjectKey(nextObject + 1_000)), at: 0) }
+                    nextObject += 2_000
+                    let clash = index.merge(batch), expected = model.merge(batch)
+                    #expect(clash.map { "\($0.key)=\($0.payload.rawValue)" } == expected.map { "\($0.key)=\($0.payload.rawValue)" })
+                default:
+                    let key = Self.probe(&rng)
+                    #expect(index[key] == model[key], "look-up of \(key)")
+                }
+                let lower = rng.next() % 4 == 0 ? nil : Bound(key: Self.probe(&rng), isInclusive: rng.next() % 2 == 0)
+                let upper = rng.next() % 4 == 0 ? nil : Bound(key: Self.probe(&rng), isInclusive: rng.next() % 2 == 0)
+                #expect(Self.entries(index, lower, upper) == Self.entries(model, lower, upper), "round \(round): \(String(describing: lower)) to \(String(describing: upper))")
+                #expect(Self.entries(index, Bound(key: .null, isInclusive: false), upper) == Self.entries(model, Bound(key: .null, isInclusive: false), upper))
+            }
+            #expect(index.isTyped)
+            #expect(index.count == model.count)
+            #expect(index.invariantViolation() == nil)
+            #expect(index.map { "\($0.key)=\($0.payload.rawValue)" } == model.map { "\($0.key)=\($0.payload.rawValue)" })
+        }
+    }
+
+    @Test("a value of another kind stored in a typed index turns it into Value keys, losing nothing")
+    func otherKindsBecomeValueKeys() {
+        var index = PrimaryIndex(for: Self.intProperty)
+        index.updateValue(ObjectKey(0), forKey: .null)
+        index.merge((1...100).map { (.int(Int64($0)), ObjectKey(Int64($0))) })
+        #expect(index.isTyped)
+        index.updateValue(ObjectKey(500), forKey: .string("odd"))
+        #expect(!index.isTyped)
+        #expect(index.count == 102)
+        #expect(index[.null] == ObjectKey(0))
+        #expect(index[.int(42)] == ObjectKey(42))
+        #expect(index[.double(42)] == ObjectKey(42))
+        #expect(index[.string("odd")] == ObjectKey(500))
+        #expect(index.invariantViolation() == nil)
+
+        // A batch holding a value of another kind does the same.
+        var batched = PrimaryIndex(for: Self.intProperty)
+        let clash = batched.merge([(.int(1), ObjectKey(1)), (.int(2), ObjectKey(2)), (.string("a"), ObjectKey(3))])
+        #expect(clash == nil)
+        #expect(!batched.isTyped)
+        #expect(batched.map(\.payload) == [ObjectKey(1), ObjectKey(2), ObjectKey(3)])
+    }
+
+    @Test("only an int primary key is typed")
+    func typedOnlyForIntegers() {
+        #expect(PrimaryIndex(for: Property(name: "id", type: .int, isPrimary: true)).isTyped)
+        #expect(!PrimaryIndex(for: Property(name: "id", type: .string, isPrimary: true)).isTyped)
+        #expect(!PrimaryIndex(for: Property(name: "id", type: .objectId, isPrimary: true)).isTyped)
+    }
+
+    @Test("a bulk insert of integer keys finds a duplicate, in order or not")
+    func integerBatchFindsDuplicates() {
+        var index = PrimaryIndex(for: Self.intProperty)
+        let entries = ContiguousArray((0..<1_000).map { (key: Int64($0), payload: ObjectKey(Int64($0))) })
+        #expect(index.merge(integers: entries) == nil)
+        let again = index.merge(integers: [(key: 2_000, payload: ObjectKey(2_000)), (key: 500, payload: ObjectKey(9))].sorted { $0.key < $1.key }.reduce(into: ContiguousArray()) { $0.append($1) })
+        #expect(again?.key == 500 && again?.payload == ObjectKey(9))
+        #expect(index.object(forInteger: 500) == ObjectKey(500))
+        #expect(index.object(forInteger: 2_000) == ObjectKey(2_000))
+        #expect(index.invariantViolation() == nil)
+    }
+}
