@@ -2,13 +2,19 @@
 ///
 /// A value with no heap storage for none or one link (most objects have at
 /// most one: a dog in its owner's list, an embedded object in its parent);
-/// two or more are held in an array.
+/// two or more are held in an array: of object keys alone (8 bytes a link)
+/// when they all come from one property of one class (the owner of many
+/// dogs, linked by `Dog.owner`), of whole links otherwise.
 struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArrayLiteral {
-    /// Normalized: `.many` always holds two links or more, so that equal
-    /// lists have equal storage.
+    /// Normalized: `.uniform` and `.many` always hold two links or more,
+    /// `.uniform` exactly when they share origin and property, so that
+    /// equal lists have equal storage.
     private enum Storage: Hashable, Sendable {
         case none
         case one(Backlink)
+        /// Two links or more from one property of one class: their keys.
+        case uniform(origin: TableKey, property: Int, keys: [Int64])
+        /// Two links or more from different classes or properties.
         case many([Backlink])
     }
 
@@ -24,9 +30,24 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
     init(arrayLiteral links: Backlink...) { self.init(links) }
 
     fileprivate init(one link: Backlink) { storage = .one(link) }
+
+    /// Links from different classes or properties, as ``manyLinks`` gave them.
     fileprivate init(many links: [Backlink]) {
         precondition(links.count >= 2, "a backlink list of \(links.count) held as many")
         storage = .many(links)
+    }
+
+    fileprivate init(origin: TableKey, property: Int, keys: [Int64]) {
+        precondition(keys.count >= 2, "a backlink list of \(keys.count) held as many")
+        storage = .uniform(origin: origin, property: property, keys: keys)
+    }
+
+    /// The storage of `links`, whatever their number.
+    private static func normalized(_ links: [Backlink]) -> Storage {
+        guard let first = links.first else { return .none }
+        guard links.count > 1 else { return .one(first) }
+        guard links.allSatisfy({ $0.origin == first.origin && $0.property == first.property }) else { return .many(links) }
+        return .uniform(origin: first.origin, property: first.property, keys: links.map(\.key.rawValue))
     }
 
     var startIndex: Int { 0 }
@@ -36,6 +57,7 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
         switch storage {
         case .none: 0
         case .one: 1
+        case .uniform(_, _, let keys): keys.count
         case .many(let links): links.count
         }
     }
@@ -48,6 +70,7 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
     subscript(i: Int) -> Backlink {
         switch storage {
         case .one(let link) where i == 0: return link
+        case .uniform(let origin, let property, let keys): return Backlink(origin: origin, property: property, key: ObjectKey(keys[i]))
         case .many(let links): return links[i]
         default: preconditionFailure("backlink index \(i) out of range 0..<\(count)")
         }
@@ -56,7 +79,20 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
     mutating func append(_ link: Backlink) {
         switch storage {
         case .none: storage = .one(link)
-        case .one(let first): storage = .many([first, link])
+        case .one(let first):
+            storage = first.origin == link.origin && first.property == link.property
+                ? .uniform(origin: first.origin, property: first.property, keys: [first.key.rawValue, link.key.rawValue])
+                : .many([first, link])
+        case .uniform(let origin, let property, var keys):
+            storage = .none  // so that `keys` is uniquely referenced
+            if origin == link.origin && property == link.property {
+                keys.append(link.key.rawValue)
+                storage = .uniform(origin: origin, property: property, keys: keys)
+            } else {
+                var links = keys.map { Backlink(origin: origin, property: property, key: ObjectKey($0)) }
+                links.append(link)
+                storage = .many(links)
+            }
         case .many(var links):
             storage = .none  // so that `links` is uniquely referenced
             links.append(link)
@@ -64,23 +100,19 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
         }
     }
 
-    /// Appends `links` in order, growing the array once.
+    /// Appends `links` in order, growing the storage once.
     mutating func append(contentsOf links: some Sequence<Backlink>) {
         var iterator = links.makeIterator()
         guard let next = iterator.next() else { return }
         guard let second = iterator.next() else { return append(next) }
-        var all: [Backlink]
-        switch storage {
-        case .none: all = []
-        case .one(let first): all = [first]
-        case .many(let existing): all = existing
-        }
+        var all: [Backlink] = []
+        all.reserveCapacity(count + 2 + links.underestimatedCount)
+        all.append(contentsOf: self)
         storage = .none
-        all.reserveCapacity(all.count + 2 + links.underestimatedCount)
         all.append(next)
         all.append(second)
         while let link = iterator.next() { all.append(link) }
-        storage = .many(all)
+        storage = Self.normalized(all)
     }
 
     /// Removes and returns link `i`.
@@ -90,19 +122,32 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
         case .one(let link) where i == 0:
             storage = .none
             return link
+        case .uniform(let origin, let property, var keys):
+            storage = .none
+            let removed = keys.remove(at: i)
+            storage = keys.count == 1
+                ? .one(Backlink(origin: origin, property: property, key: ObjectKey(keys[0])))
+                : .uniform(origin: origin, property: property, keys: keys)
+            return Backlink(origin: origin, property: property, key: ObjectKey(removed))
         case .many(var links):
             storage = .none
             let removed = links.remove(at: i)
-            storage = links.count == 1 ? .one(links[0]) : .many(links)
+            storage = Self.normalized(links)
             return removed
         default:
             preconditionFailure("backlink index \(i) out of range 0..<\(count)")
         }
     }
 
-    /// The array of two links or more, when held as one.
+    /// The links from different classes or properties, when held as such.
     fileprivate var manyLinks: [Backlink]? {
         if case .many(let links) = storage { return links }
+        return nil
+    }
+
+    /// The origin, property and keys of two links or more from one property of one class.
+    fileprivate var uniformLinks: (origin: TableKey, property: Int, keys: [Int64])? {
+        if case .uniform(let origin, let property, let keys) = storage { return (origin, property, keys) }
         return nil
     }
 
@@ -124,7 +169,10 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
 /// the list of leaves and the one leaf it touches, when they are shared.
 struct BacklinkStore: RandomAccessCollection, Sendable {
     /// One slot's links, in 16 bytes with no reference: `tag` is the
-    /// origin's table key for one link, or one of the two marks.
+    /// origin's table key for one link (`property` its property), or one of
+    /// the marks: empty, many links in the leaf's `overflow`, or many links
+    /// from one origin table (`property` their property, `key` the origin's
+    /// table key) whose keys are in the leaf's `keyOverflow`.
     private struct Cell: Sendable {
         var tag: UInt32
         var property: UInt32
@@ -134,6 +182,7 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
         static let many = Cell(tag: manyTag, property: 0, key: 0)
         static let emptyTag = UInt32.max
         static let manyTag = UInt32.max - 1
+        static let uniformTag = UInt32.max - 2
 
         init(tag: UInt32, property: UInt32, key: Int64) {
             self.tag = tag
@@ -142,7 +191,7 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
         }
 
         init(_ link: Backlink) {
-            precondition(link.origin.rawValue < Self.manyTag, "backlink from table \(link.origin) out of range")
+            precondition(link.origin.rawValue < Self.uniformTag, "backlink from table \(link.origin) out of range")
             self.init(tag: link.origin.rawValue, property: UInt32(link.property), key: link.key.rawValue)
         }
 
@@ -153,9 +202,21 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
         var cells: ContiguousArray<Cell>
         /// The links of the slots marked many, by index in the leaf.
         var overflow: [UInt16: [Backlink]] = [:]
+        /// The keys of the links of the slots marked uniform, by index in the leaf.
+        var keyOverflow: [UInt16: [Int64]] = [:]
 
         init(count: Int) {
             cells = ContiguousArray(repeating: .empty, count: count)
+        }
+
+        /// The number of links of slot `i`.
+        func count(_ i: Int) -> Int {
+            switch cells[i].tag {
+            case Cell.emptyTag: 0
+            case Cell.manyTag: overflow[UInt16(i)]!.count
+            case Cell.uniformTag: keyOverflow[UInt16(i)]!.count
+            default: 1
+            }
         }
 
         func links(_ i: Int) -> Backlinks {
@@ -163,6 +224,8 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
             switch cell.tag {
             case Cell.emptyTag: return Backlinks()
             case Cell.manyTag: return Backlinks(many: overflow[UInt16(i)]!)
+            case Cell.uniformTag:
+                return Backlinks(origin: TableKey(UInt32(truncatingIfNeeded: cell.key)), property: Int(cell.property), keys: keyOverflow[UInt16(i)]!)
             default: return Backlinks(one: cell.link)
             }
         }
@@ -175,16 +238,27 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
             case Cell.manyTag:
                 cells[i] = .empty
                 return Backlinks(many: overflow.removeValue(forKey: UInt16(i))!)
+            case Cell.uniformTag:
+                cells[i] = .empty
+                return Backlinks(origin: TableKey(UInt32(truncatingIfNeeded: cell.key)), property: Int(cell.property),
+                    keys: keyOverflow.removeValue(forKey: UInt16(i))!)
             default: return Backlinks(one: cell.link)
             }
         }
 
         mutating func put(_ i: Int, _ links: Backlinks) {
+            switch cells[i].tag {
+            case Cell.manyTag: overflow[UInt16(i)] = nil
+            case Cell.uniformTag: keyOverflow[UInt16(i)] = nil
+            default: break
+            }
             if let many = links.manyLinks {
                 cells[i] = .many
                 overflow[UInt16(i)] = many
+            } else if let uniform = links.uniformLinks {
+                cells[i] = Cell(tag: Cell.uniformTag, property: UInt32(uniform.property), key: Int64(uniform.origin.rawValue))
+                keyOverflow[UInt16(i)] = uniform.keys
             } else {
-                if cells[i].tag == Cell.manyTag { overflow[UInt16(i)] = nil }
                 cells[i] = links.single.map(Cell.init) ?? .empty
             }
         }
@@ -221,12 +295,7 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
     func linkCount(_ slot: Int) -> Int {
         precondition(slot >= 0 && slot < count, "backlink slot \(slot) out of range 0..<\(count)")
         guard let leaf = leaves[slot &>> Self.bits] else { return 0 }
-        let cell = leaf.cells[slot & Self.mask]
-        switch cell.tag {
-        case Cell.emptyTag: return 0
-        case Cell.manyTag: return leaf.overflow[UInt16(slot & Self.mask)]!.count
-        default: return 1
-        }
+        return leaf.count(slot & Self.mask)
     }
 
     /// Appends `n` slots with no links: a leaf at a time, and no memory for
@@ -312,8 +381,9 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
         var total = 0
         for leaf in leaves {
             guard let leaf else { continue }
-            for cell in leaf.cells where cell.tag != Cell.emptyTag && cell.tag != Cell.manyTag { total += 1 }
+            for cell in leaf.cells where cell.tag < Cell.uniformTag { total += 1 }
             for links in leaf.overflow.values { total += links.count }
+            for keys in leaf.keyOverflow.values { total += keys.count }
         }
         return total
     }

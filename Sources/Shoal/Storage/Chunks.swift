@@ -185,12 +185,25 @@ struct ByteChunks: Sendable {
         withBytes(i) { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// Appends one value. A new leaf reserves room for as many bytes as
+    /// the leaf before it holds, and a leaf that fills is trimmed to its
+    /// bytes, so that the doubling of a growing array leaves no unused
+    /// capacity behind (a third of the bytes, on average, before).
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        if count & Self.mask == 0 { leaves.append(Leaf()) }
+        if count & Self.mask == 0 {
+            var leaf = Leaf()
+            leaf.ends.reserveCapacity(Self.mask + 1)
+            if let previous = leaves.last?.bytes.count { leaf.bytes.reserveCapacity(previous + previous / 16) }
+            leaves.append(leaf)
+        }
         let n = leaves.count - 1
         leaves[n].bytes.append(contentsOf: bytes)
         leaves[n].ends.append(UInt32(leaves[n].bytes.count))
         count += 1
+        if count & Self.mask == 0, leaves[n].bytes.capacity > leaves[n].bytes.count + leaves[n].bytes.count / 8 {
+            // Copied through a buffer: an array made from an array shares its storage.
+            leaves[n].bytes = leaves[n].bytes.withUnsafeBufferPointer { ContiguousArray($0) }
+        }
     }
 
     mutating func append(_ string: String) {

@@ -7,6 +7,12 @@ import Testing
         Backlink(origin: TableKey(UInt32(n % 3)), property: n % 5, key: ObjectKey(Int64(n)))
     }
 
+    /// Mostly links from one property of one class (held as keys alone),
+    /// one in eight from another (which makes the list mixed).
+    static func mostlyUniformLink(_ n: Int) -> Backlink {
+        n % 8 == 0 ? link(n) : Backlink(origin: TableKey(1), property: 4, key: ObjectKey(Int64(n)))
+    }
+
     static func contents(_ store: BacklinkStore) -> [[Backlink]] { store.map { Array($0) } }
 
     @Test("a list of links is stored the same however it was reached, and compares by its links")
@@ -49,8 +55,47 @@ import Testing
         #expect(store.totalLinkCount == 0 && store[30_000_000].isEmpty)
     }
 
+    @Test("links from one property of one class are held as keys, and become mixed and uniform again as links come and go")
+    func uniformLists() {
+        let a = Backlink(origin: TableKey(2), property: 3, key: ObjectKey(10))
+        let b = Backlink(origin: TableKey(2), property: 3, key: ObjectKey(11))
+        let c = Backlink(origin: TableKey(2), property: 3, key: ObjectKey(12))
+        let other = Backlink(origin: TableKey(1), property: 3, key: ObjectKey(11))
+        var links: Backlinks = [a, b, c]
+        links.append(other)
+        #expect(Array(links) == [a, b, c, other])
+        #expect(links.remove(at: 3) == other)
+        // Back to one origin: equal (and equally hashed) to the list built directly.
+        #expect(links == [a, b, c] && links.hashValue == Backlinks([a, b, c]).hashValue)
+        var grown = Backlinks()
+        for link in [a, other, b] { grown.append(link) }
+        grown.remove(at: 1)
+        #expect(grown == [a, b] && Array(grown) == [a, b])
+
+        // In a store: read back, counted, and moved between the two forms in place.
+        var store = BacklinkStore()
+        store.appendEmpty(3)
+        store.modify(1) { $0.append(contentsOf: [a, b, c]) }
+        #expect(Array(store[1]) == [a, b, c] && store.linkCount(1) == 3 && store.totalLinkCount == 3)
+        store.modify(1) { $0.append(other) }
+        #expect(Array(store[1]) == [a, b, c, other] && store.linkCount(1) == 4 && store.totalLinkCount == 4)
+        store.modify(1) { _ = $0.remove(at: 3) }
+        #expect(Array(store[1]) == [a, b, c] && store.totalLinkCount == 3)
+        store[1] = [a]
+        #expect(Array(store[1]) == [a] && store.totalLinkCount == 1)
+    }
+
     @Test("random appends, removals, sets and ascending batches match an array of arrays", arguments: [1, 2, 3])
     func matchesModel(seed: UInt64) {
+        Self.checkAgainstModel(seed: seed, link: Self.link)
+    }
+
+    @Test("the same, with links mostly from one property of one class", arguments: [4, 5])
+    func matchesModelMostlyUniform(seed: UInt64) {
+        Self.checkAgainstModel(seed: seed, link: Self.mostlyUniformLink)
+    }
+
+    static func checkAgainstModel(seed: UInt64, link: (Int) -> Backlink) {
         var rng = SeededRandom(seed: seed)
         var store = BacklinkStore()
         var model: [[Backlink]] = []
@@ -65,7 +110,7 @@ import Testing
                 model += Array(repeating: [], count: n)
             case 1, 2, 3:
                 let slot = Int.random(in: 0..<model.count, using: &rng)
-                let link = Self.link(step)
+                let link = link(step)
                 store.modify(slot) { $0.append(link) }
                 model[slot].append(link)
             case 4, 5:
@@ -76,14 +121,14 @@ import Testing
                 #expect(removed == model[slot].remove(at: i))
             case 6:
                 let slot = Int.random(in: 0..<model.count, using: &rng)
-                let links = (0..<Int.random(in: 0..<4, using: &rng)).map { Self.link(step * 10 + $0) }
+                let links = (0..<Int.random(in: 0..<4, using: &rng)).map { link(step * 10 + $0) }
                 store[slot] = Backlinks(links)
                 model[slot] = links
             case 7:
                 // Ascending slots, with repeats, across leaves.
                 let items = (0..<Int.random(in: 1..<40, using: &rng)).map { _ in Int.random(in: 0..<model.count, using: &rng) }.sorted()
-                store.modify(ascending: items, slot: { $0 }) { slot, links in links.append(Self.link(slot + step)) }
-                for slot in items { model[slot].append(Self.link(slot + step)) }
+                store.modify(ascending: items, slot: { $0 }) { slot, links in links.append(link(slot + step)) }
+                for slot in items { model[slot].append(link(slot + step)) }
             case 8 where copies.count < 8:
                 copies.append((store, model))
             default:

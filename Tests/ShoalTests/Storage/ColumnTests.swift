@@ -166,3 +166,23 @@ extension ColumnTests {
         #expect(b.origin == TableKey(3) && b.property == 70_000 && b.key == ObjectKey(Int64.max))
     }
 }
+
+extension ColumnTests {
+    @Test("a filled string leaf keeps at most an eighth of its bytes as unused capacity, and reads back every value")
+    func byteLeavesAreTrimmed() {
+        var chunks = ByteChunks()
+        var expected: [String] = []
+        let width = Chunks<UInt8>.width
+        for i in 0..<(width * 3 + 17) {
+            // Lengths that a doubling array rounds up well past the bytes held.
+            let s = String(repeating: "abcdefghij", count: 1 + i % 2) + "\(i % 7)"
+            chunks.append(s)
+            expected.append(s)
+        }
+        for leaf in chunks.leaves.dropLast() {
+            #expect(leaf.ends.count == width)
+            #expect(leaf.bytes.capacity <= leaf.bytes.count + leaf.bytes.count / 8 + 64, "capacity \(leaf.bytes.capacity) for \(leaf.bytes.count) bytes")
+        }
+        #expect((0..<expected.count).allSatisfy { chunks.string($0) == expected[$0] })
+    }
+}
