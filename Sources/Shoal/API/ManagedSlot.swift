@@ -3,8 +3,9 @@
 struct ObjectRef {
     let realm: RealmInstance
     let table: TableKey
-    let key: ObjectKey
-    let generation: Int
+    /// Changed in place only when an accessor is re-pointed (``Object/repoint(to:_:in:)``).
+    var key: ObjectKey
+    var generation: Int
 
     var link: Link { Link(table: table, key: key) }
 
@@ -49,6 +50,25 @@ public struct ManagedSlot {
     func readString() -> String {
         ref.checkValid()
         return ref.realm.string(ref.table, ref.key, property)
+    }
+
+    /// String property `property` of managed `object`, read with no
+    /// reference counted on the way: the realm is used through a guaranteed
+    /// reference (the object holds it strongly for the whole call), and the
+    /// bytes are read in place. Checks the thread and the object's validity
+    /// as ``readString()`` does.
+    static func readString(of object: Object, _ property: Int) -> String {
+        let table = object.ref.unsafelyUnwrapped.table
+        let key = object.ref.unsafelyUnwrapped.key
+        let generation = object.ref.unsafelyUnwrapped.generation
+        return Unmanaged.passUnretained(object.ref.unsafelyUnwrapped.realm)._withUnsafeGuaranteedRef { realm in
+            realm.verifyThread()
+            guard generation == realm.generation, realm.isAlive(table, key) else {
+                object.ref.unsafelyUnwrapped.checkValid()
+                preconditionFailure("unreachable: checkValid stops for an invalid object")
+            }
+            return realm.string(table, key, property)
+        }
     }
 
     func write(_ value: Value) {

@@ -33,10 +33,22 @@
 /// - ``subscript(_:)``
 /// - ``objectSchema``
 open class Object: CustomStringConvertible, Hashable {
-    var ref: ObjectRef?
+    final var ref: ObjectRef?
 
     /// Creates an unmanaged object with default values.
     public required init() {}
+
+    /// Re-points this managed accessor at object `key` of `table` in
+    /// `realm`, in place, when it is an accessor of that table in that
+    /// realm (the iterator's reuse of an accessor the loop let go).
+    ///
+    /// - Returns: whether it was re-pointed.
+    final func repoint(to table: TableKey, _ key: ObjectKey, in realm: RealmInstance) -> Bool {
+        guard ref != nil, ref.unsafelyUnwrapped.table == table, ref.unsafelyUnwrapped.realm === realm else { return false }
+        ref!.key = key
+        ref!.generation = realm.generation
+        return true
+    }
 
     /// Creates an unmanaged object from a dictionary of property values, an
     /// array of values in property order, or another object.

@@ -91,8 +91,12 @@ public struct Persisted<T: PersistableValue> {
         storage storageKeyPath: ReferenceWritableKeyPath<O, Persisted<T>>
     ) -> T {
         get {
-            if let ref = object.ref {
-                return T.readManaged(ManagedSlot(ref: ref, property: ClassRegistry.propertyIndex(O.self, storageKeyPath)))
+            if object.ref != nil {
+                let property = ClassRegistry.propertyIndex(O.self, storageKeyPath)
+                // Strings, the commonest read, skip the slot (whose copy of
+                // the object's reference retains its realm).
+                if T.self == String.self { return unsafeBitCast(ManagedSlot.readString(of: object, property), to: T.self) }
+                return T.readManaged(ManagedSlot(ref: object.ref!, property: property))
             }
             if let tracer = KeyPathTracer.current, tracer.isTracing(object) { return tracer.record(O.self, storageKeyPath) }
             return object[keyPath: storageKeyPath].unmanagedValue

@@ -209,11 +209,10 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
             guard let reusable, case .link(let link) = value, reusable[link.table.index] else {
                 return Element.fromValue(value, instance)
             }
-            if isKnownUniquelyReferenced(&lastAccessor), let object = lastAccessor, object.ref?.table == link.table {
-                object.ref = ObjectRef(realm: instance, table: link.table, key: link.key, generation: instance.generation)
+            if isKnownUniquelyReferenced(&lastAccessor), lastAccessor.unsafelyUnwrapped.repoint(to: link.table, link.key, in: instance) {
                 // An object of `link.table`'s class, which `Element` is or
                 // is a superclass of (it was made as one).
-                return unsafeBitCast(object, to: Element.self)
+                return unsafeBitCast(lastAccessor.unsafelyUnwrapped, to: Element.self)
             }
             let element = Element.fromValue(value, instance)
             lastAccessor = unsafeDowncast(unsafeBitCast(element, to: AnyObject.self), to: Object.self)

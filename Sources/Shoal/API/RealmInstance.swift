@@ -81,7 +81,8 @@ final class RealmInstance {
     /// Whether an object is live in the visible state; reads the stored
     /// snapshot in place (``current`` returns a copy, which retains every table).
     func isAlive(_ table: TableKey, _ key: ObjectKey) -> Bool {
-        if let transaction { return transaction.working.isAlive(table, key) }
+        // `!= nil` first: `if let` retains and releases the transaction on every read.
+        if transaction != nil { return transaction!.working.isAlive(table, key) }
         // Through the property's address: calling a method on `snapshot`
         // copies it first (a retain per table array and schema field).
         return withUnsafePointer(to: &snapshot) { $0.pointee.isAlive(table, key) }
@@ -96,9 +97,14 @@ final class RealmInstance {
     /// A string property in the visible state, read in place (`""` for a
     /// value that is not a string).
     func string(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> String {
-        if let transaction {
-            if case .string(let s) = transaction.working.value(table, key, property) { return s }
+        if transaction != nil {
+            if case .string(let s) = transaction!.working.value(table, key, property) { return s }
             return ""
+        }
+        // The bytes' address is taken out of the closure and decoded after
+        // it: decoding inside made the compiler retain the columns around it.
+        if let bytes = withUnsafePointer(to: &snapshot, { $0.pointee.unsafeStringBytes(table, key, property) }) {
+            return String(decoding: bytes, as: UTF8.self)
         }
         return withUnsafePointer(to: &snapshot) { $0.pointee.string(table, key, property) }
     }

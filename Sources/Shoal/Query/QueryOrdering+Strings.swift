@@ -32,17 +32,59 @@ extension OrderingStep {
             entries.append((prefix, start, flat.count - start, position))
         }
         let ascending = key.ascending
+        // By prefix first, with a stable LSD radix sort (a byte a pass, a
+        // pass skipped where every prefix has the same byte): equal
+        // prefixes stay in collection order. A comparison sort spent
+        // about 150 ns an element here.
+        var order = Self.radixOrder(entries.map { ascending ? $0.prefix : ~$0.prefix })
+        // Then each run of equal prefixes by the rest of the bytes.
         flat.withUnsafeBufferPointer { flat in
             let base = flat.baseAddress
-            entries.sort { a, b in
-                if a.prefix != b.prefix { return (a.prefix < b.prefix) == ascending }
-                let n = Swift.min(a.count, b.count)
-                var order = n <= 8 ? 0 : Int(memcmp(base! + a.start + 8, base! + b.start + 8, n - 8))
-                if order == 0 { order = a.count < b.count ? -1 : (a.count == b.count ? 0 : 1) }
-                if order == 0 { return a.position < b.position }
-                return (order < 0) == ascending
+            order.withUnsafeMutableBufferPointer { order in
+                var start = 0
+                while start < order.count {
+                    let prefix = entries[Int(order[start])].prefix
+                    var end = start + 1
+                    while end < order.count && entries[Int(order[end])].prefix == prefix { end += 1 }
+                    if end - start > 1 {
+                        var run = UnsafeMutableBufferPointer(rebasing: order[start..<end])
+                        run.sort { i, j in
+                            let a = entries[Int(i)], b = entries[Int(j)]
+                            let n = Swift.min(a.count, b.count)
+                            var order = n <= 8 ? 0 : Int(memcmp(base! + a.start + 8, base! + b.start + 8, n - 8))
+                            if order == 0 { order = a.count < b.count ? -1 : (a.count == b.count ? 0 : 1) }
+                            if order == 0 { return a.position < b.position }
+                            return (order < 0) == ascending
+                        }
+                    }
+                    start = end
+                }
             }
         }
-        return entries.map { elements[$0.position] }
+        return order.map { elements[Int($0)] }
+    }
+
+    /// The positions of `keys` in ascending key order, equal keys in
+    /// position order: a least-significant-byte-first radix sort.
+    static func radixOrder(_ keys: [UInt64]) -> [Int32] {
+        var order = (0..<Int32(keys.count)).map { $0 }
+        var scratch = order
+        keys.withUnsafeBufferPointer { keys in
+            for shift in stride(from: 0, to: 64, by: 8) {
+                var counts = [Int](repeating: 0, count: 257)
+                for key in keys { counts[Int((key &>> UInt64(shift)) & 0xff) + 1] += 1 }
+                // One bucket holding everything: this byte orders nothing.
+                if counts.contains(keys.count) { continue }
+                for b in 1..<257 { counts[b] += counts[b - 1] }
+                for i in order {
+                    let b = Int((keys[Int(i)] &>> UInt64(shift)) & 0xff)
+                    scratch[counts[b]] = i
+                    counts[b] += 1
+                }
+                swap(&order, &scratch)
+            }
+        }
+        return order
     }
 }
+

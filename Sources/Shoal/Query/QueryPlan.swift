@@ -136,7 +136,11 @@ struct QueryPlan {
         if snapshot.schema[target.table].properties[target.index].isPrimary, let index = snapshot.tables[target.table.index].primaryIndex {
             targets = values.compactMap { index[$0] }
         } else if let index = snapshot.tables[target.table.index].secondaryIndex(target.index) {
-            targets = values.flatMap { index[$0].map { Array($0.keys) } ?? [] }
+            targets = values.flatMap { value -> [ObjectKey] in
+                var keys: [ObjectKey] = []
+                index[value]?.appendKeys(to: &keys)
+                return keys
+            }
         } else {
             return nil
         }
@@ -226,8 +230,10 @@ struct QueryPlan {
         case .index(let property, let values):
             let index = storage.secondaryIndex(property)
             let buckets = values.compactMap { index?[$0] }
+            var all: [ObjectKey] = []
+            for bucket in buckets { bucket.appendKeys(to: &all) }
             // A bucket is in table order already.
-            keys = buckets.count == 1 ? Array(buckets[0].keys) : Self.inTableOrder(buckets.flatMap(\.keys))
+            keys = buckets.count == 1 ? all : Self.inTableOrder(all)
         case .objects(let objects):
             keys = objects
         case .scan:

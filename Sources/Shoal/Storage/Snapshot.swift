@@ -45,7 +45,20 @@ struct Snapshot: Sendable {
     /// The value of a string property of a live object, from the column's
     /// bytes (`""` for a value that is not a string).
     func string(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> String {
-        withTable(table) { $0.pointee.scalars.withUnsafeBufferPointer { Column.string($0.baseAddress! + property, key.slot) } }
+        if let bytes = unsafeStringBytes(table, key, property) { return String(decoding: bytes, as: UTF8.self) }
+        return withTable(table) { $0.pointee.scalars.withUnsafeBufferPointer { Column.string($0.baseAddress! + property, key.slot) } }
+    }
+
+    /// The UTF-8 of a string property of a live object, in place, when its
+    /// column holds strings and the value is not null (else `nil`): valid
+    /// only while this snapshot is alive and unchanged. The pointers are
+    /// taken out of each closure, so that no array is retained on the way
+    /// (see ``ByteChunks/unsafeBytes(_:)``).
+    @inline(__always)
+    func unsafeStringBytes(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> UnsafeRawBufferPointer? {
+        let t = tables.withUnsafeBufferPointer { $0.baseAddress! + table.index }
+        let column = t.pointee.scalars.withUnsafeBufferPointer { $0.baseAddress! + property }
+        return Column.unsafeStringBytes(column, key.slot)
     }
 
     func list(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> [Value] {
@@ -62,7 +75,8 @@ struct Snapshot: Sendable {
 
     func isAlive(_ table: TableKey, _ key: ObjectKey) -> Bool {
         // Field by field: calling `Table.isAlive` on `pointee` copies the table.
-        withTable(table) { key.rawValue >= 0 && key.slot < $0.pointee.alive.count && $0.pointee.alive[key.slot] }
+        let t = tables.withUnsafeBufferPointer { $0.baseAddress! + table.index }
+        return key.rawValue >= 0 && key.slot < t.pointee.alive.count && t.pointee.alive.unsafeElement(key.slot)
     }
 
     /// The object with primary key `value`, if any.

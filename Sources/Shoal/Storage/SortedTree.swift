@@ -322,7 +322,27 @@ extension SortedTree where Payload == Void {
     mutating func insert(_ key: Key) -> Bool { insert(key, ()) }
 
     /// The keys, in order.
-    var keys: LazyMapSequence<SortedTree, Key> { lazy.map(\.key) }
+    var keys: LazyMapSequence<SortedTree, Key> {
+        // A closure, not `\.key`: a key path is projected through the
+        // runtime (with a generic metadata look-up) for every element.
+        lazy.map { $0.key }
+    }
+
+    /// Appends the keys, in order, to `out`: a leaf at a time, with no
+    /// iterator per key.
+    func appendKeys(to out: inout [Key]) {
+        out.reserveCapacity(out.count + count)
+        func walk(_ node: Node) {
+            if node.isLeaf {
+                node.entries.withUnsafeBufferPointer { entries in
+                    for entry in entries { out.append(entry.key) }
+                }
+            } else {
+                for child in node.children { walk(child) }
+            }
+        }
+        if let root { walk(root) }
+    }
 }
 
 extension SortedTree {

@@ -122,6 +122,41 @@ import Testing
         }
     }
 
+    @Test("the radix sort by prefix and the sort of equal prefixes give Value.compareStrings' order for long shared prefixes and NUL bytes", arguments: [true, false])
+    func sortsSharedPrefixes(ascending: Bool) throws {
+        let schema = Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string)])])
+        var snapshot = Snapshot(schema: schema)
+        var rng = SeededRandom(seed: 11)
+        let t = TableKey(0)
+        let alphabet: [Character] = ["a", "b", "\0", "é"]
+        let prefixes = ["", "abcdefg", "abcdefgh", "abcdefghij", "ab\0\0\0\0\0\0"]
+        let names = (0..<3_000).map { _ in
+            prefixes.randomElement(using: &rng)! + String((0..<Int.random(in: 0...12, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
+        }
+        for (i, name) in names.enumerated() { snapshot.apply(.insert(t, ObjectKey(Int64(i)), [.string(name)])) }
+        let elements = (0..<names.count).map { Value.link(Link(table: t, key: ObjectKey(Int64($0)))) }
+        let key = SortKey(path: SortPath(steps: [BoundProperty(table: t, index: 0)], text: "name"), ascending: ascending)
+        let fast = try #require(OrderingStep.sortByStringColumn(elements, key, snapshot))
+        let expected = elements.indices.sorted { a, b in
+            let r = Value.compareStrings(names[a], names[b])
+            return r == .orderedSame ? a < b : (r == .orderedAscending) == ascending
+        }.map { elements[$0] }
+        #expect(fast == expected)
+    }
+
+    @Test("a radix order sorts 64-bit keys by every byte, equal keys in position order")
+    func radixOrder() {
+        var rng = SeededRandom(seed: 5)
+        var keys: [UInt64] = []
+        for _ in 0..<5_000 {
+            let choices: [UInt64] = [0, 1, UInt64.max, 0x0100_0000_0000_0000, rng.next(), rng.next() & 0xff00]
+            keys.append(choices[Int(rng.next() % UInt64(choices.count))])
+        }
+        let order = OrderingStep.radixOrder(keys).map { Int($0) }
+        let expected = keys.indices.sorted { (a: Int, b: Int) -> Bool in keys[a] == keys[b] ? a < b : keys[a] < keys[b] }
+        #expect(order == expected)
+    }
+
     @Test("a string column with nulls, or a path through a link, is left to the general sort")
     func declinesOtherShapes() {
         let schema = Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string, isOptional: true)])])
