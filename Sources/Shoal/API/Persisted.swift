@@ -29,43 +29,51 @@ public struct Persisted<T: PersistableValue> {
     let accessorRef: UnretainedObjectRef?
 
     /// Declares a property with its type's default value.
+    @inlinable
     public init() {
         self.init(box: { UnmanagedBox() })
     }
 
     /// Declares a property with a default value.
+    @inlinable
     public init(wrappedValue: T) {
         self.init(box: { UnmanagedBox(wrappedValue) })
     }
 
     /// Declares the primary key (`Int`, `String`, `ObjectId` or `UUID`, optional or not).
+    @inlinable
     public init(primaryKey: Bool) {
         self.init(box: { UnmanagedBox() }, primaryKey: primaryKey)
     }
 
     /// Declares the primary key with a default value.
+    @inlinable
     public init(wrappedValue: T, primaryKey: Bool) {
         self.init(box: { UnmanagedBox(wrappedValue) }, primaryKey: primaryKey)
     }
 
     /// Declares a property with a secondary index, used by equality queries.
+    @inlinable
     public init(indexed: Bool) {
         self.init(box: { UnmanagedBox() }, indexed: indexed)
     }
 
     /// Declares an indexed property with a default value.
+    @inlinable
     public init(wrappedValue: T, indexed: Bool) {
         self.init(box: { UnmanagedBox(wrappedValue) }, indexed: indexed)
     }
 
     /// Declares the objects linking to this one through `originProperty`.
+    @inlinable
     public init(originProperty: String) {
         self.init(box: { UnmanagedBox() }, originProperty: originProperty)
     }
 
     /// (The unmanaged value reaches the box through a closure rather than
     /// as a `T?`: see ``UnmanagedBox``.)
-    private init(box makeBox: () -> UnmanagedBox<T>, primaryKey: Bool = false, indexed: Bool = false, originProperty: String? = nil) {
+    @usableFromInline
+    init(box makeBox: () -> UnmanagedBox<T>, primaryKey: Bool = false, indexed: Bool = false, originProperty: String? = nil) {
         self.isPrimaryKey = primaryKey
         self.isIndexed = indexed
         self.originProperty = originProperty
@@ -240,12 +248,13 @@ struct UnretainedObjectRef {
 /// field looks up `Optional<T>`'s metadata at run time (measured at 15% of
 /// the instructions of inserting unmanaged objects), while boxing into `Any`
 /// needs only `T`'s, and reading back is a cast whose types match exactly.
+@usableFromInline
 final class UnmanagedBox<T: PersistableValue>: AnyUnmanagedBox {
     /// The value once set, or once read (then the type's default).
     private var held: Any?
 
-    override init() {}
-    init(_ value: T) { held = value }
+    @usableFromInline override init() {}
+    @usableFromInline init(_ value: T) { held = value }
 
     func set(_ value: T) { held = value }
 
@@ -288,6 +297,7 @@ final class UnmanagedBox<T: PersistableValue>: AnyUnmanagedBox {
 /// A class rather than a protocol, so that finding the box in a wrapper is
 /// a class cast, not a protocol conformance look-up (five per object added,
 /// about 3% of inserting unmanaged objects).
+@usableFromInline
 class AnyUnmanagedBox {
     /// The value in stored form, adding linked unmanaged objects to `realm`.
     func storedValue(_ realm: RealmInstance) -> Value { preconditionFailure("AnyUnmanagedBox is abstract") }

@@ -209,15 +209,22 @@ extension ChangeRecordCodec {
             }
             var typed = Column(kind: .string)
             var done = 0
+            var previous = 0
             while done < count {
                 let n = Swift.min(Chunks<UInt8>.width, count - done)
                 var bytes = ContiguousArray<UInt8>()
+                // As many bytes as the leaf before, then trimmed: the table
+                // keeps these arrays, and a doubling one held a third more
+                // than its bytes on average.
+                bytes.reserveCapacity(previous + previous / 16)
                 var ends = ContiguousArray<UInt32>()
                 ends.reserveCapacity(n)
                 for _ in 0..<n {
                     try r.withStringBytes { bytes.append(contentsOf: $0) }
                     ends.append(UInt32(bytes.count))
                 }
+                if bytes.capacity > bytes.count + bytes.count / 8 { bytes = bytes.withUnsafeBufferPointer { ContiguousArray($0) } }
+                previous = bytes.count
                 typed.appendBytes(bytes, ends: ends)
                 done += n
             }

@@ -331,7 +331,9 @@ extension SortedTree where Payload == Void {
     /// Appends the keys, in order, to `out`: a leaf at a time, with no
     /// iterator per key.
     func appendKeys(to out: inout [Key]) {
-        out.reserveCapacity(out.count + count)
+        // Grown geometrically: reserving the exact sum on each of many
+        // calls would copy the array every time.
+        if out.capacity < out.count + count { out.reserveCapacity(Swift.max(out.count + count, out.capacity * 2)) }
         func walk(_ node: Node) {
             if node.isLeaf {
                 node.entries.withUnsafeBufferPointer { entries in

@@ -362,7 +362,6 @@ struct IndexBuild: Sendable {
         switch index {
         case .primary(let tree):
             if tree.isTyped, entries.isEmpty, let integers = input.integers[property] {
-                integerEntries.reserveCapacity(integerEntries.count + integers.count)
                 for (key, n) in zip(input.keys, integers) {
                     if ascending, let last = integerEntries.last, last.key >= n { ascending = false }
                     integerEntries.append((n, key))

@@ -27,22 +27,22 @@ import Testing
         }
     }
 
-    static func entries(_ index: PrimaryIndex, _ lower: Bound?, _ upper: Bound?) -> [String] {
+    /// Each entry a walk visits, as `key=object`.
+    static func entries(_ walk: ((Value, ObjectKey) -> Bool) -> Void) -> [String] {
         var out: [String] = []
-        index.forEach(from: lower, to: upper) { key, object in
+        walk { key, object in
             out.append("\(key)=\(object.rawValue)")
             return true
         }
         return out
     }
 
+    static func entries(_ index: PrimaryIndex, _ lower: Bound?, _ upper: Bound?) -> [String] {
+        entries { index.forEach(from: lower, to: upper, $0) }
+    }
+
     static func entries(_ model: Model, _ lower: Bound?, _ upper: Bound?) -> [String] {
-        var out: [String] = []
-        model.forEach(from: lower, to: upper) { key, object in
-            out.append("\(key)=\(object.rawValue)")
-            return true
-        }
-        return out
+        entries { model.forEach(from: lower, to: upper, $0) }
     }
 
     @Test("an int primary key is held typed; look-ups, ranges, changes and merges answer as the Value-keyed tree does")
