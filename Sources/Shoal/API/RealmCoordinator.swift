@@ -23,6 +23,8 @@ final class RealmCoordinator: @unchecked Sendable {
     let hasLegacyLinkingObjects: [Bool]
     /// Whether each class's accessors may be reused (``ClassInfo/accessorsReusable``), by table index.
     let accessorsReusable: [Bool]
+    /// How `add` fills an object of each class, by table index.
+    let addPlans: [AddPlan]
     /// The table of each class, by the class's identity.
     private let tableByType: [ObjectIdentifier: TableKey]
     private let state: Locked<State>
@@ -57,6 +59,7 @@ final class RealmCoordinator: @unchecked Sendable {
         self.classes = ordered
         self.hasLegacyLinkingObjects = ordered.map { !ClassRegistry.info(for: $0).legacyLinkingObjects.isEmpty }
         self.accessorsReusable = ordered.map { ClassRegistry.info(for: $0).accessorsReusable }
+        self.addPlans = snapshot.schema.objectSchema.map(AddPlan.init)
         self.tableByType = tables
         self.log = log
         self.configuration = configuration
@@ -246,4 +249,33 @@ final class RealmCoordinator: @unchecked Sendable {
 
 private struct WeakCoordinator {
     weak var value: RealmCoordinator?
+}
+
+/// How ``RealmInstance/add(_:update:into:)`` fills an object of one class,
+/// worked out once per table from its schema rather than read from a copy
+/// of the schema for every object added.
+final class AddPlan: Sendable {
+    /// The number of stored properties (they come first in a schema).
+    let storedCount: Int
+    /// Whether each stored property is set apart from the plain values:
+    /// links, mixed values and collections.
+    let deferred: [Bool]
+    /// The deferred single-valued properties (links, mixed values), in order.
+    let links: [Int]
+    /// The collection properties.
+    let collections: [Int]
+    /// The primary key's property, if any.
+    let primaryKey: Int?
+
+    init(_ schema: ObjectSchema) {
+        let stored = 0..<schema.storedCount
+        let deferred = stored.map { i in
+            schema.properties[i].collection != .none || schema.properties[i].type == .object || schema.properties[i].type == .any
+        }
+        storedCount = schema.storedCount
+        self.deferred = deferred
+        links = stored.filter { deferred[$0] && schema.properties[$0].collection == .none }
+        collections = stored.filter { schema.properties[$0].collection != .none }
+        primaryKey = schema.primaryKeyIndex
+    }
 }

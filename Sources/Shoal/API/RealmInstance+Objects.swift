@@ -85,12 +85,12 @@ extension RealmInstance {
         let tx = requireWrite()
         let type = Swift.type(of: object)
         let table = tableKey(for: type)
-        let schema = self.schema[table]
+        let plan = coordinator.addPlans[table.index]
         let boxes = ClassRegistry.unmanagedBoxes(of: object)
         func storedValue(_ index: Int) -> Value { boxes[index]?.storedValue(self) ?? .null }
         // Stored properties come first in a schema.
-        let stored = 0..<schema.storedCount
-        let isDeferred = { (i: Int) in schema.properties[i].collection != .none || schema.properties[i].type == .object || schema.properties[i].type == .any }
+        let stored = 0..<plan.storedCount
+        let isDeferred = { (i: Int) in plan.deferred[i] }
         var values = [Value](repeating: .null, count: stored.count)
         for i in stored where !isDeferred(i) { values[i] = storedValue(i) }
         // A link or mixed value that adds nothing (nil, a plain value, a
@@ -100,7 +100,7 @@ extension RealmInstance {
         // into the insert at the first value that needs an add: that add
         // may link to the same targets, and their backlinks must stay in the
         // order the sets after the insert would make them.
-        let links = stored.filter { isDeferred($0) && schema.properties[$0].collection == .none }
+        let links = plan.links
         var ready = 0  // the first `ready` of `links` are in `values`
         for i in links {
             let value: Value? = if let box = boxes[i] { box.storedValueWithoutAdding(self) } else { .null }
@@ -113,7 +113,7 @@ extension RealmInstance {
             (key, isNew) = (existing, false)
             do { for i in stored where !isDeferred(i) { try tx.set(table, key, i, values[i]) } } catch { shoalPrecondition(error) }
         } else {
-            (key, isNew) = upsert(tx, table, values: values, given: { !isDeferred($0) }, update: update)
+            (key, isNew) = upsert(tx, table, values: values, given: { !isDeferred($0) }, update: update, primaryKey: plan.primaryKey)
         }
         object.ref = ObjectRef(realm: self, table: table, key: key, generation: generation)
         do {
@@ -125,7 +125,7 @@ extension RealmInstance {
                     try tx.set(table, key, i, storedValue(i))
                 }
             }
-            for i in stored where schema.properties[i].collection != .none {
+            for i in plan.collections {
                 if !isNew, update == .modified, try updateEmbeddedListInPlace(boxes[i], table: table, key: key, property: i) { continue }
                 boxes[i]?.copyCollection(to: ManagedSlot(ref: object.ref!, property: i))
             }
@@ -138,14 +138,13 @@ extension RealmInstance {
     ///
     /// - Returns: the object's key, and whether it was inserted.
     private func upsert(
-        _ tx: WriteTransaction, _ table: TableKey, values: [Value], given: (Int) -> Bool, update: Realm.UpdatePolicy
+        _ tx: WriteTransaction, _ table: TableKey, values: [Value], given: (Int) -> Bool, update: Realm.UpdatePolicy, primaryKey: Int?
     ) -> (ObjectKey, isNew: Bool) {
-        let schema = self.schema[table]
         do {
             // A class without a primary key has nothing to update by: its
             // object is inserted (`Realm.add` and `create` refuse an update
             // policy for such a class at the top; nested, Realm inserts).
-            if update != .error, let pk = schema.primaryKeyIndex {
+            if update != .error, let pk = primaryKey {
                 if let existing = tx.working.object(table, primaryKey: values[pk]) {
                     for i in values.indices where i != pk && given(i) { try tx.set(table, existing, i, values[i]) }
                     return (existing, false)
@@ -184,7 +183,7 @@ extension RealmInstance {
             throw ShoalError(.missingPrimaryKey, "Missing value for primary key property '\(schema.className).\(schema.properties[pk].name)'.",
                 context: ["class": schema.className])
         }
-        let (key, _) = upsert(tx, table, values: values, given: { scalarGiven.contains($0) }, update: update)
+        let (key, _) = upsert(tx, table, values: values, given: { scalarGiven.contains($0) }, update: update, primaryKey: coordinator.addPlans[table.index].primaryKey)
         let ref = ObjectRef(realm: self, table: table, key: key, generation: generation)
         for (i, item) in given.sorted(by: { $0.key < $1.key }) {
             let property = schema.properties[i]

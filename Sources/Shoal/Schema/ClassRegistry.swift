@@ -3,7 +3,10 @@ import Foundation
 
 /// What Shoal knows about one `Object` subclass: its schema and default values,
 /// discovered once by reflecting a fresh instance.
-struct ClassInfo: @unchecked Sendable {
+///
+/// A class, so that handing it out (once per object added) retains one
+/// reference rather than copying a schema, arrays and strings.
+final class ClassInfo: @unchecked Sendable {
     // Safe because: immutable after discovery; `type` is a metatype.
     let type: Object.Type
     let schema: ObjectSchema
@@ -27,6 +30,18 @@ struct ClassInfo: @unchecked Sendable {
     /// accessor), or is `Encodable` (its wrappers remember their object for
     /// `encode(to:)`).
     let accessorsReusable: Bool
+
+    init(
+        type: Object.Type, schema: ObjectSchema, defaults: [Value], legacyLinkingObjects: [(label: String, property: Int)],
+        wrapperOffsets: [Int?], accessorsReusable: Bool
+    ) {
+        self.type = type
+        self.schema = schema
+        self.defaults = defaults
+        self.legacyLinkingObjects = legacyLinkingObjects
+        self.wrapperOffsets = wrapperOffsets
+        self.accessorsReusable = accessorsReusable
+    }
 }
 
 /// Discovers schemas from `Object` subclasses and maps `@Persisted` storage

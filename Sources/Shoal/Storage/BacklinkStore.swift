@@ -86,6 +86,9 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
         case .uniform(let origin, let property, var keys):
             storage = .none  // so that `keys` is uniquely referenced
             if origin == link.origin && property == link.property {
+                // Grown by half, not doubled, so that less room is left
+                // unused: an owner of ten holds room for 13 keys, not 16.
+                if keys.count == keys.capacity { keys.reserveCapacity(keys.count + Swift.max(2, keys.count / 2)) }
                 keys.append(link.key.rawValue)
                 storage = .uniform(origin: origin, property: property, keys: keys)
             } else {

@@ -39,10 +39,13 @@ final class WriteTransaction {
     /// Creates an object with the given stored values and returns its key.
     /// - Throws: `duplicatePrimaryKey` when the primary key is taken.
     func insert(_ t: TableKey, values: [Value]) throws(ShoalError) -> ObjectKey {
-        let schema = objectSchema(t)
-        if let pk = schema.primaryKeyIndex {
+        // The primary key's index read in place: copying the class's schema
+        // (its name, properties and name table) cost a retain and release
+        // of each, for every object inserted.
+        if let pk = working.schema.objectSchema[t.index].primaryKeyIndex {
             let value = values[pk]
             if working.object(t, primaryKey: value) != nil {
+                let schema = objectSchema(t)
                 throw ShoalError(.duplicatePrimaryKey,
                     "Attempting to create an object of type '\(schema.className)' with an existing primary key value '\(value.displayString)'.",
                     context: ["class": schema.className, "property": schema.properties[pk].name, "value": value.displayString])
