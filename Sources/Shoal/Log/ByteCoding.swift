@@ -74,6 +74,11 @@ struct ByteReader {
     }
 
     mutating func varint() throws(DecodingFailure) -> UInt64 {
+        // One byte, the commonest length: no loop.
+        if offset < bytes.count, bytes[offset] < 0x80 {
+            defer { offset += 1 }
+            return UInt64(bytes[offset])
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -156,18 +161,22 @@ struct ByteReader {
         return valid
     }
 
-    /// Reads a length-prefixed string that must be valid UTF-8, as
-    /// ``string()`` does, and hands its bytes to `body` in place instead of
-    /// making a `String`: what decoders that store the bytes use.
-    mutating func withStringBytes(_ body: (UnsafeRawBufferPointer) -> Void) throws(DecodingFailure) {
+    /// Reads a length-prefixed string whose bytes must be valid UTF-8, and
+    /// returns where its bytes are in the payload (see ``withPayload(_:)``),
+    /// copying nothing.
+    mutating func validatedStringRange() throws(DecodingFailure) -> Range<Int> {
         let (start, range) = try lengthPrefixed()
         let valid: Bool = bytes.withUnsafeBufferPointer { all in
             let input = UnsafeBufferPointer(rebasing: all[range])
-            guard Self.isASCII(input) || Self.validString(input) != nil else { return false }
-            body(UnsafeRawBufferPointer(input))
-            return true
+            return Self.isASCII(input) || Self.validString(input) != nil
         }
         guard valid else { throw DecodingFailure(offset: start, reason: "string is not valid UTF-8") }
+        return range
+    }
+
+    /// Calls `body` with the whole payload, in place.
+    func withPayload<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBufferPointer(body)
     }
 
     /// Reads a length prefix and steps over that many bytes, which must be

@@ -209,22 +209,35 @@ extension ChangeRecordCodec {
             }
             var typed = Column(kind: .string)
             var done = 0
-            var previous = 0
+            var ranges = ContiguousArray<Range<Int>>()
             while done < count {
                 let n = Swift.min(Chunks<UInt8>.width, count - done)
-                var bytes = ContiguousArray<UInt8>()
-                // As many bytes as the leaf before, then trimmed: the table
-                // keeps these arrays, and a doubling one held a third more
-                // than its bytes on average.
-                bytes.reserveCapacity(previous + previous / 16)
+                // Where each string is, checked, then one array of exactly
+                // their bytes, copied string by string: no growing array
+                // (whose spare capacity the table would keep) and no append
+                // per string.
+                ranges.removeAll(keepingCapacity: true)
+                var total = 0
+                for _ in 0..<n {
+                    let range = try r.validatedStringRange()
+                    ranges.append(range)
+                    total += range.count
+                }
                 var ends = ContiguousArray<UInt32>()
                 ends.reserveCapacity(n)
-                for _ in 0..<n {
-                    try r.withStringBytes { bytes.append(contentsOf: $0) }
-                    ends.append(UInt32(bytes.count))
+                let bytes = r.withPayload { payload in
+                    ContiguousArray<UInt8>(unsafeUninitializedCapacity: total) { buffer, initialized in
+                        var at = 0
+                        for range in ranges {
+                            if !range.isEmpty {
+                                (buffer.baseAddress! + at).initialize(from: payload.baseAddress! + range.lowerBound, count: range.count)
+                            }
+                            at += range.count
+                            ends.append(UInt32(at))
+                        }
+                        initialized = at
+                    }
                 }
-                if bytes.capacity > bytes.count + bytes.count / 8 { bytes = bytes.withUnsafeBufferPointer { ContiguousArray($0) } }
-                previous = bytes.count
                 typed.appendBytes(bytes, ends: ends)
                 done += n
             }

@@ -25,7 +25,7 @@ extension OrderingStep {
             guard case .link(let link) = element, link.table == step.table, link.key.slot < strings.count else { return nil }
             let start = flat.count
             let bytes = strings.unsafeBytes(link.key.slot)
-            flat.append(contentsOf: bytes)
+            flat.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
             var prefix: UInt64 = 0
             if bytes.count >= 8 {
                 prefix = UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))

@@ -225,7 +225,8 @@ struct ByteChunks: Sendable {
             leaves.append(leaf)
         }
         let n = leaves.count - 1
-        leaves[n].bytes.append(contentsOf: bytes)
+        // Typed, so that the append is one copy rather than a byte at a time.
+        leaves[n].bytes.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
         leaves[n].ends.append(UInt32(leaves[n].bytes.count))
         count += 1
         if count & Self.mask == 0, leaves[n].bytes.capacity > leaves[n].bytes.count + leaves[n].bytes.count / 8 {
