@@ -103,19 +103,44 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
         }
     }
 
-    /// Appends `links` in order, growing the storage once.
+    /// Appends `links` in order, growing the storage once: as keys alone
+    /// while every link shares the origin and property of the first.
     mutating func append(contentsOf links: some Sequence<Backlink>) {
         var iterator = links.makeIterator()
         guard let next = iterator.next() else { return }
         guard let second = iterator.next() else { return append(next) }
-        var all: [Backlink] = []
-        all.reserveCapacity(count + 2 + links.underestimatedCount)
-        all.append(contentsOf: self)
-        storage = .none
-        all.append(next)
-        all.append(second)
-        while let link = iterator.next() { all.append(link) }
-        storage = Self.normalized(all)
+        var origin = next.origin, property = next.property
+        var keys: [Int64]?
+        var mixed: [Backlink]?
+        switch storage {
+        case .none: keys = []
+        case .one(let link):
+            (origin, property) = (link.origin, link.property)
+            keys = [link.key.rawValue]
+        case .uniform(let o, let p, let k):
+            (origin, property) = (o, p)
+            keys = k
+        case .many(let all): mixed = all
+        }
+        storage = .none  // so that the arrays are uniquely referenced
+        let capacity = count + 2 + links.underestimatedCount
+        keys?.reserveCapacity(capacity)
+        mixed?.reserveCapacity(capacity)
+        func add(_ link: Backlink) {
+            if keys != nil {
+                if link.origin == origin && link.property == property {
+                    keys!.append(link.key.rawValue)
+                    return
+                }
+                mixed = keys!.map { Backlink(origin: origin, property: property, key: ObjectKey($0)) }
+                keys = nil
+            }
+            mixed!.append(link)
+        }
+        add(next)
+        add(second)
+        while let link = iterator.next() { add(link) }
+        storage = keys.map { .uniform(origin: origin, property: property, keys: $0) } ?? .many(mixed!)
     }
 
     /// Removes and returns link `i`.

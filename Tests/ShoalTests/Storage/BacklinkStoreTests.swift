@@ -72,6 +72,18 @@ import Testing
         grown.remove(at: 1)
         #expect(grown == [a, b] && Array(grown) == [a, b])
 
+        // Appended in bulk: keys alone while the links share origin and
+        // property, whole links from the first that does not.
+        var bulk: Backlinks = [a]
+        bulk.append(contentsOf: [b, c])
+        #expect(bulk == [a, b, c] && bulk.hashValue == Backlinks([a, b, c]).hashValue)
+        bulk.append(contentsOf: [other, a])
+        #expect(Array(bulk) == [a, b, c, other, a])
+        #expect(bulk == Backlinks([a, b, c, other, a]))
+        var mixedFirst = Backlinks()
+        mixedFirst.append(contentsOf: [other, a, b])
+        #expect(Array(mixedFirst) == [other, a, b])
+
         // In a store: read back, counted, and moved between the two forms in place.
         var store = BacklinkStore()
         store.appendEmpty(3)
