@@ -161,17 +161,23 @@ struct ByteReader {
         return valid
     }
 
-    /// Reads a length-prefixed string whose bytes must be valid UTF-8, and
-    /// returns where its bytes are in the payload (see ``withPayload(_:)``),
-    /// copying nothing.
-    mutating func validatedStringRange() throws(DecodingFailure) -> Range<Int> {
-        let (start, range) = try lengthPrefixed()
+    /// Reads a length-prefixed string's length and steps over its bytes,
+    /// checking nothing of them: where the prefix starts, and where the
+    /// bytes are in the payload (see ``withPayload(_:)``). The caller checks
+    /// them with ``checkUTF8(_:prefixAt:)``, or finds a whole run of them
+    /// ASCII at once.
+    mutating func stringRange() throws(DecodingFailure) -> (start: Int, range: Range<Int>) {
+        try lengthPrefixed()
+    }
+
+    /// Throws unless the payload's bytes in `range` (a string whose length
+    /// prefix is at `start`) are valid UTF-8.
+    func checkUTF8(_ range: Range<Int>, prefixAt start: Int) throws(DecodingFailure) {
         let valid: Bool = bytes.withUnsafeBufferPointer { all in
             let input = UnsafeBufferPointer(rebasing: all[range])
             return Self.isASCII(input) || Self.validString(input) != nil
         }
         guard valid else { throw DecodingFailure(offset: start, reason: "string is not valid UTF-8") }
-        return range
     }
 
     /// Calls `body` with the whole payload, in place.

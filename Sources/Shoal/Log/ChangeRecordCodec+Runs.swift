@@ -209,26 +209,27 @@ extension ChangeRecordCodec {
             }
             var typed = Column(kind: .string)
             var done = 0
-            var ranges = ContiguousArray<Range<Int>>()
+            var ranges = ContiguousArray<(start: Int, range: Range<Int>)>()
             while done < count {
                 let n = Swift.min(Chunks<UInt8>.width, count - done)
-                // Where each string is, checked, then one array of exactly
-                // their bytes, copied string by string: no growing array
-                // (whose spare capacity the table would keep) and no append
-                // per string.
+                // Where each string is, then one array of exactly their
+                // bytes, copied string by string (no growing array, whose
+                // spare capacity the table would keep, and no append per
+                // string), then checked: all at once when all are ASCII,
+                // string by string otherwise.
                 ranges.removeAll(keepingCapacity: true)
                 var total = 0
                 for _ in 0..<n {
-                    let range = try r.validatedStringRange()
-                    ranges.append(range)
-                    total += range.count
+                    let string = try r.stringRange()
+                    ranges.append(string)
+                    total += string.range.count
                 }
                 var ends = ContiguousArray<UInt32>()
                 ends.reserveCapacity(n)
                 let bytes = r.withPayload { payload in
                     ContiguousArray<UInt8>(unsafeUninitializedCapacity: total) { buffer, initialized in
                         var at = 0
-                        for range in ranges {
+                        for (_, range) in ranges {
                             if !range.isEmpty {
                                 (buffer.baseAddress! + at).initialize(from: payload.baseAddress! + range.lowerBound, count: range.count)
                             }
@@ -237,6 +238,9 @@ extension ChangeRecordCodec {
                         }
                         initialized = at
                     }
+                }
+                if !bytes.withUnsafeBufferPointer(ByteReader.isASCII) {
+                    for (start, range) in ranges { try r.checkUTF8(range, prefixAt: start) }
                 }
                 typed.appendBytes(bytes, ends: ends)
                 done += n
