@@ -122,24 +122,35 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
             keys = k
         case .many(let all): mixed = all
         }
+        // (`underestimatedCount` counts the two links already taken.)
+        let capacity = count + Swift.max(2, links.underestimatedCount)
         storage = .none  // so that the arrays are uniquely referenced
-        let capacity = count + 2 + links.underestimatedCount
         keys?.reserveCapacity(capacity)
         mixed?.reserveCapacity(capacity)
-        func add(_ link: Backlink) {
+        // A loop over an optional, not a nested function: the variables a
+        // nested function captures are checked for exclusive access at run
+        // time on every link.
+        var pending: Backlink? = next
+        var afterSecond = false
+        while let link = pending {
             if keys != nil {
                 if link.origin == origin && link.property == property {
                     keys!.append(link.key.rawValue)
-                    return
+                } else {
+                    mixed = keys!.map { Backlink(origin: origin, property: property, key: ObjectKey($0)) }
+                    keys = nil
+                    mixed!.append(link)
                 }
-                mixed = keys!.map { Backlink(origin: origin, property: property, key: ObjectKey($0)) }
-                keys = nil
+            } else {
+                mixed!.append(link)
             }
-            mixed!.append(link)
+            if afterSecond {
+                pending = iterator.next()
+            } else {
+                pending = second
+                afterSecond = true
+            }
         }
-        add(next)
-        add(second)
-        while let link = iterator.next() { add(link) }
         storage = keys.map { .uniform(origin: origin, property: property, keys: $0) } ?? .many(mixed!)
     }
 
