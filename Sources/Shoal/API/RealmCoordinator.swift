@@ -59,7 +59,7 @@ final class RealmCoordinator: @unchecked Sendable {
         self.classes = ordered
         self.hasLegacyLinkingObjects = ordered.map { !ClassRegistry.info(for: $0).legacyLinkingObjects.isEmpty }
         self.accessorsReusable = ordered.map { ClassRegistry.info(for: $0).accessorsReusable }
-        self.addPlans = snapshot.schema.objectSchema.map(AddPlan.init)
+        self.addPlans = zip(snapshot.schema.objectSchema, ordered).map { AddPlan($0, info: ClassRegistry.info(for: $1)) }
         self.tableByType = tables
         self.log = log
         self.configuration = configuration
@@ -266,8 +266,11 @@ final class AddPlan: Sendable {
     let collections: [Int]
     /// The primary key's property, if any.
     let primaryKey: Int?
+    /// What reflection found of the table's class (its wrappers' offsets).
+    let classInfo: ClassInfo
 
-    init(_ schema: ObjectSchema) {
+    init(_ schema: ObjectSchema, info: ClassInfo) {
+        classInfo = info
         let stored = 0..<schema.storedCount
         let deferred = stored.map { i in
             schema.properties[i].collection != .none || schema.properties[i].type == .object || schema.properties[i].type == .any

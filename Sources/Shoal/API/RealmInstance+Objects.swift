@@ -86,7 +86,7 @@ extension RealmInstance {
         let type = Swift.type(of: object)
         let table = tableKey(for: type)
         let plan = coordinator.addPlans[table.index]
-        let boxes = ClassRegistry.unmanagedBoxes(of: object)
+        let boxes = ClassRegistry.boxReader(of: object, info: plan.classInfo)
         func storedValue(_ index: Int) -> Value { boxes[index]?.storedValue(self) ?? .null }
         // Stored properties come first in a schema.
         let stored = 0..<plan.storedCount

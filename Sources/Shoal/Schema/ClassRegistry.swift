@@ -169,7 +169,22 @@ enum ClassRegistry {
 
     /// The unmanaged value box of each stored property of `object`, by schema index.
     static func unmanagedBoxes(of object: Object) -> [AnyUnmanagedBox?] {
-        let info = info(for: Swift.type(of: object))
+        unmanagedBoxes(of: object, info: info(for: Swift.type(of: object)))
+    }
+
+    /// The unmanaged value boxes of `object`, an instance of `info`'s
+    /// class, read one at a time where asked for: at their wrappers' field
+    /// offsets, with no array made and no dynamic cast (the offsets were
+    /// checked against reflection when the class was discovered, and the
+    /// field there holds an ``UnmanagedBox`` or nil), or, where the layout
+    /// was not confirmed, from reflection as ``unmanagedBoxes(of:)`` does.
+    static func boxReader(of object: Object, info: ClassInfo) -> UnmanagedBoxReader {
+        info.wrapperOffsets.allSatisfy({ $0 != nil })
+            ? UnmanagedBoxReader(object: object, offsets: info.wrapperOffsets, reflected: nil)
+            : UnmanagedBoxReader(object: object, offsets: [], reflected: unmanagedBoxes(of: object, info: info))
+    }
+
+    private static func unmanagedBoxes(of object: Object, info: ClassInfo) -> [AnyUnmanagedBox?] {
         if info.wrapperOffsets.allSatisfy({ $0 != nil }) {
             return withExtendedLifetime(object) { info.wrapperOffsets.map { box(at: $0, in: object) } }
         }
@@ -299,4 +314,18 @@ protocol LinkingObjectsDeclaration {
     func property(named name: String) -> Property
     var objectType: Object.Type? { get }
     func bind(_ ref: ObjectRef, property: Int)
+}
+
+/// The unmanaged value boxes of one object, by schema index (see
+/// ``ClassRegistry/boxReader(of:info:)``).
+struct UnmanagedBoxReader {
+    let object: Object
+    let offsets: [Int?]
+    let reflected: [AnyUnmanagedBox?]?
+
+    subscript(index: Int) -> AnyUnmanagedBox? {
+        if reflected != nil { return reflected![index] }
+        guard let box = ClassRegistry.boxObject(at: offsets[index]!, in: object) else { return nil }
+        return unsafeDowncast(box, to: AnyUnmanagedBox.self)
+    }
 }
