@@ -16,10 +16,19 @@ struct ObjectRef {
     /// Stops with Realm's message when the object was deleted or invalidated,
     /// or is used from the wrong thread.
     func checkValid() {
-        realm.verifyThread()
-        guard isValid else {
+        realm.checkValid(table, key, generation: generation)
+    }
+}
+
+extension RealmInstance {
+    /// Stops with Realm's message when object `key` of `table`, read in
+    /// `generation`, was deleted or invalidated, or this Realm is used from
+    /// the wrong thread.
+    func checkValid(_ table: TableKey, _ key: ObjectKey, generation: Int) {
+        verifyThread()
+        guard generation == self.generation && isAlive(table, key) else {
             shoalPrecondition(ShoalError(.objectInvalidated, "Object has been deleted or invalidated.",
-                context: ["class": realm.schema[table].className]))
+                context: ["class": schema[table].className]))
         }
     }
 }
@@ -62,11 +71,7 @@ public struct ManagedSlot {
         let key = object.ref.unsafelyUnwrapped.key
         let generation = object.ref.unsafelyUnwrapped.generation
         return Unmanaged.passUnretained(object.ref.unsafelyUnwrapped.realm)._withUnsafeGuaranteedRef { realm in
-            realm.verifyThread()
-            guard generation == realm.generation, realm.isAlive(table, key) else {
-                object.ref.unsafelyUnwrapped.checkValid()
-                preconditionFailure("unreachable: checkValid stops for an invalid object")
-            }
+            realm.checkValid(table, key, generation: generation)
             return realm.string(table, key, property)
         }
     }

@@ -266,11 +266,12 @@ final class AddPlan: Sendable {
     let collections: [Int]
     /// The primary key's property, if any.
     let primaryKey: Int?
-    /// What reflection found of the table's class (its wrappers' offsets).
-    let classInfo: ClassInfo
+    /// The class's wrapper offsets, where reflection confirmed them
+    /// (``ClassInfo/confirmedOffsets``), to read an object's boxes at.
+    let boxOffsets: [Int]?
 
     init(_ schema: ObjectSchema, info: ClassInfo) {
-        classInfo = info
+        boxOffsets = info.confirmedOffsets
         let stored = 0..<schema.storedCount
         let deferred = stored.map { i in
             schema.properties[i].collection != .none || schema.properties[i].type == .object || schema.properties[i].type == .any

@@ -86,7 +86,7 @@ extension RealmInstance {
         let type = Swift.type(of: object)
         let table = tableKey(for: type)
         let plan = coordinator.addPlans[table.index]
-        let boxes = ClassRegistry.boxReader(of: object, info: plan.classInfo)
+        let boxes = ClassRegistry.boxReader(of: object, offsets: plan.boxOffsets)
         func storedValue(_ index: Int) -> Value { boxes[index]?.storedValue(self) ?? .null }
         // Stored properties come first in a schema.
         let stored = 0..<plan.storedCount

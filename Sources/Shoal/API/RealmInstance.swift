@@ -106,7 +106,9 @@ final class RealmInstance {
         if let bytes = withUnsafePointer(to: &snapshot, { $0.pointee.unsafeStringBytes(table, key, property) }) {
             return String(decoding: bytes, as: UTF8.self)
         }
-        return withUnsafePointer(to: &snapshot) { $0.pointee.string(table, key, property) }
+        // A null, or a column that holds tagged values.
+        if case .string(let s) = withUnsafePointer(to: &snapshot, { $0.pointee.value(table, key, property) }) { return s }
+        return ""
     }
 
     func verifyThread() {

@@ -161,15 +161,6 @@ struct ByteReader {
         return valid
     }
 
-    /// Reads a length-prefixed string's length and steps over its bytes,
-    /// checking nothing of them: where the prefix starts, and where the
-    /// bytes are in the payload (see ``withPayload(_:)``). The caller checks
-    /// them with ``checkUTF8(_:prefixAt:)``, or finds a whole run of them
-    /// ASCII at once.
-    mutating func stringRange() throws(DecodingFailure) -> (start: Int, range: Range<Int>) {
-        try lengthPrefixed()
-    }
-
     /// Throws unless the payload's bytes in `range` (a string whose length
     /// prefix is at `start`) are valid UTF-8.
     func checkUTF8(_ range: Range<Int>, prefixAt start: Int) throws(DecodingFailure) {
@@ -186,8 +177,11 @@ struct ByteReader {
     }
 
     /// Reads a length prefix and steps over that many bytes, which must be
-    /// there: where the prefix starts, and the bytes' range.
-    private mutating func lengthPrefixed() throws(DecodingFailure) -> (start: Int, range: Range<Int>) {
+    /// there: where the prefix starts, and the bytes' range in the payload
+    /// (see ``withPayload(_:)``). Nothing of the bytes is checked: a string
+    /// column's decoder checks a whole leaf of strings for ASCII at once,
+    /// and each with ``checkUTF8(_:prefixAt:)`` only when it is not.
+    mutating func lengthPrefixed() throws(DecodingFailure) -> (start: Int, range: Range<Int>) {
         let start = offset
         let n = try varint()
         guard n <= UInt64(bytes.count - offset) else {

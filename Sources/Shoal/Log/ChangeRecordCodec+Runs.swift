@@ -220,7 +220,7 @@ extension ChangeRecordCodec {
                 ranges.removeAll(keepingCapacity: true)
                 var total = 0
                 for _ in 0..<n {
-                    let string = try r.stringRange()
+                    let string = try r.lengthPrefixed()
                     ranges.append(string)
                     total += string.range.count
                 }

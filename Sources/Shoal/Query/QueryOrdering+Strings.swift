@@ -6,10 +6,11 @@ extension OrderingStep {
     /// ``sort(_:_:_:)`` for the usual `sorted(byKeyPath: "name")`, which
     /// builds no `String`. `nil` when the sort is not of that shape.
     ///
-    /// Each object's first eight bytes, big-endian in an integer, decide
-    /// most comparisons; equal prefixes compare the whole bytes (shorter
-    /// first on a common prefix, as `Value.compareStrings` does), and equal
-    /// strings keep their order.
+    /// The bytes are taken eight at a time, big-endian in an integer (zero
+    /// past a string's end), and radix sorted a level at a time (see
+    /// `sortLevel`); small runs of equal bytes compare the whole bytes
+    /// (shorter first on a common prefix, as `Value.compareStrings` does),
+    /// and equal strings keep their order.
     static func sortByStringColumn(_ elements: [Value], _ key: SortKey, _ snapshot: Snapshot) -> [Value]? {
         guard key.path.steps.count == 1, let step = key.path.steps.first else { return nil }
         let column = snapshot.withTable(step.table) { $0.pointee.scalars[step.index] }
@@ -19,20 +20,14 @@ extension OrderingStep {
         // two reads one pointer, not two leaves through their arrays.
         var flat: [UInt8] = []
         flat.reserveCapacity(elements.count * 16)
-        var entries: [(prefix: UInt64, start: Int, count: Int, position: Int)] = []
+        // Each element's bytes in `flat`, by position.
+        var entries: [(start: Int, count: Int)] = []
         entries.reserveCapacity(elements.count)
-        for (position, element) in elements.enumerated() {
+        for element in elements {
             guard case .link(let link) = element, link.table == step.table, link.key.slot < strings.count else { return nil }
-            let start = flat.count
             let bytes = strings.unsafeBytes(link.key.slot)
+            entries.append((flat.count, bytes.count))
             flat.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
-            var prefix: UInt64 = 0
-            if bytes.count >= 8 {
-                prefix = UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
-            } else {
-                for i in 0..<8 { prefix = prefix << 8 | UInt64(i < bytes.count ? bytes[i] : 0) }
-            }
-            entries.append((prefix, start, bytes.count, position))
         }
         let ascending = key.ascending
         guard elements.count > 1 else { return elements }
@@ -42,7 +37,7 @@ extension OrderingStep {
             let n = Swift.min(a.count, b.count)
             var order = n <= 8 ? 0 : flat.withUnsafeBufferPointer { Int(memcmp($0.baseAddress! + a.start + 8, $0.baseAddress! + b.start + 8, n - 8)) }
             if order == 0 { order = a.count < b.count ? -1 : (a.count == b.count ? 0 : 1) }
-            if order == 0 { return a.position < b.position }
+            if order == 0 { return i < j }
             return (order < 0) == ascending
         }
         /// Eight bytes of entry `e` from `offset`, big-endian, zero past its end.
@@ -62,7 +57,7 @@ extension OrderingStep {
         /// element here.
         func sortLevel(_ run: UnsafeMutableBufferPointer<Int32>, depth: Int) {
             var pairs = run.map { i -> (key: UInt64, position: Int32) in
-                let key = depth == 0 ? entries[Int(i)].prefix : chunk(Int(i), at: 8 * depth)
+                let key = chunk(Int(i), at: 8 * depth)
                 return (ascending ? key : ~key, i)
             }
             Self.radixSort(&pairs)
@@ -85,14 +80,6 @@ extension OrderingStep {
         var order = (0..<Int32(entries.count)).map { $0 }
         order.withUnsafeMutableBufferPointer { sortLevel($0, depth: 0) }
         return order.map { elements[Int($0)] }
-    }
-
-    /// The positions of `keys` in ascending key order, equal keys in
-    /// position order.
-    static func radixOrder(_ keys: [UInt64]) -> [Int32] {
-        var pairs = keys.enumerated().map { (key: $0.element, position: Int32($0.offset)) }
-        radixSort(&pairs)
-        return pairs.map(\.position)
     }
 
     /// Sorts `pairs` by key, stably: a least-significant-byte-first radix

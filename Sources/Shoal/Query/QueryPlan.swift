@@ -136,11 +136,9 @@ struct QueryPlan {
         if snapshot.schema[target.table].properties[target.index].isPrimary, let index = snapshot.tables[target.table.index].primaryIndex {
             targets = values.compactMap { index[$0] }
         } else if let index = snapshot.tables[target.table.index].secondaryIndex(target.index) {
-            targets = values.flatMap { value -> [ObjectKey] in
-                var keys: [ObjectKey] = []
-                index[value]?.appendKeys(to: &keys)
-                return keys
-            }
+            var keys: [ObjectKey] = []
+            for value in values { index[value]?.appendKeys(to: &keys) }
+            targets = keys
         } else {
             return nil
         }

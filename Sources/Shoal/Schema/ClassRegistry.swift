@@ -3,10 +3,7 @@ import Foundation
 
 /// What Shoal knows about one `Object` subclass: its schema and default values,
 /// discovered once by reflecting a fresh instance.
-///
-/// A class, so that handing it out (once per object added) retains one
-/// reference rather than copying a schema, arrays and strings.
-final class ClassInfo: @unchecked Sendable {
+struct ClassInfo: @unchecked Sendable {
     // Safe because: immutable after discovery; `type` is a metatype.
     let type: Object.Type
     let schema: ObjectSchema
@@ -20,6 +17,11 @@ final class ClassInfo: @unchecked Sendable {
     /// unmanaged value box; `nil` when the layout could not be verified, and
     /// reflection is used instead.
     let wrapperOffsets: [Int?]
+    /// Every stored property's wrapper offset, when reflection confirmed
+    /// them all; `nil` otherwise.
+    var confirmedOffsets: [Int]? {
+        wrapperOffsets.allSatisfy { $0 != nil } ? wrapperOffsets.map { $0! } : nil
+    }
     /// Whether a managed accessor of this class is nothing but its
     /// ``Object/ref`` and `@Persisted` wrappers that hold no state of their
     /// own, so that an accessor nobody else holds can be pointed at another
@@ -31,17 +33,6 @@ final class ClassInfo: @unchecked Sendable {
     /// `encode(to:)`).
     let accessorsReusable: Bool
 
-    init(
-        type: Object.Type, schema: ObjectSchema, defaults: [Value], legacyLinkingObjects: [(label: String, property: Int)],
-        wrapperOffsets: [Int?], accessorsReusable: Bool
-    ) {
-        self.type = type
-        self.schema = schema
-        self.defaults = defaults
-        self.legacyLinkingObjects = legacyLinkingObjects
-        self.wrapperOffsets = wrapperOffsets
-        self.accessorsReusable = accessorsReusable
-    }
 }
 
 /// Discovers schemas from `Object` subclasses and maps `@Persisted` storage
@@ -151,12 +142,14 @@ enum ClassRegistry {
             guard let label = child.label, label.hasPrefix("_"), let p = child.value as? any PersistedProperty,
                 let index = schema.indexByName[String(label.dropFirst())], index < offsets.count
             else { continue }
-            if box(at: offsets[index], in: prototype) !== p.anyBox { return [Int?](repeating: nil, count: schema.storedCount) }
+            if checkedBox(at: offsets[index], in: prototype) !== p.anyBox { return [Int?](repeating: nil, count: schema.storedCount) }
         }
         return offsets
     }
 
-    private static func box(at offset: Int?, in object: Object) -> AnyUnmanagedBox? {
+    /// The box at wrapper offset `offset` of `object`, checked by a cast:
+    /// what discovery uses to confirm the offsets.
+    private static func checkedBox(at offset: Int?, in object: Object) -> AnyUnmanagedBox? {
         guard let offset else { return nil }
         return boxObject(at: offset, in: object) as? AnyUnmanagedBox
     }
@@ -167,26 +160,17 @@ enum ClassRegistry {
         withExtendedLifetime(object) { (Unmanaged.passUnretained(object).toOpaque() + offset).load(as: AnyObject?.self) }
     }
 
+    /// The box at a confirmed wrapper offset (one of ``ClassInfo/confirmedOffsets``):
+    /// no dynamic cast, since the field there holds an ``UnmanagedBox`` or nil.
+    static func box(at offset: Int, in object: Object) -> AnyUnmanagedBox? {
+        boxObject(at: offset, in: object).map { unsafeDowncast($0, to: AnyUnmanagedBox.self) }
+    }
+
     /// The unmanaged value box of each stored property of `object`, by schema index.
     static func unmanagedBoxes(of object: Object) -> [AnyUnmanagedBox?] {
-        unmanagedBoxes(of: object, info: info(for: Swift.type(of: object)))
-    }
-
-    /// The unmanaged value boxes of `object`, an instance of `info`'s
-    /// class, read one at a time where asked for: at their wrappers' field
-    /// offsets, with no array made and no dynamic cast (the offsets were
-    /// checked against reflection when the class was discovered, and the
-    /// field there holds an ``UnmanagedBox`` or nil), or, where the layout
-    /// was not confirmed, from reflection as ``unmanagedBoxes(of:)`` does.
-    static func boxReader(of object: Object, info: ClassInfo) -> UnmanagedBoxReader {
-        info.wrapperOffsets.allSatisfy({ $0 != nil })
-            ? UnmanagedBoxReader(object: object, offsets: info.wrapperOffsets, reflected: nil)
-            : UnmanagedBoxReader(object: object, offsets: [], reflected: unmanagedBoxes(of: object, info: info))
-    }
-
-    private static func unmanagedBoxes(of object: Object, info: ClassInfo) -> [AnyUnmanagedBox?] {
-        if info.wrapperOffsets.allSatisfy({ $0 != nil }) {
-            return withExtendedLifetime(object) { info.wrapperOffsets.map { box(at: $0, in: object) } }
+        let info = info(for: Swift.type(of: object))
+        if let offsets = info.confirmedOffsets {
+            return offsets.map { box(at: $0, in: object) }
         }
         var boxes = [AnyUnmanagedBox?](repeating: nil, count: info.schema.storedCount)
         for child in children(of: object) {
@@ -196,6 +180,14 @@ enum ClassRegistry {
             boxes[index] = p.anyBox
         }
         return boxes
+    }
+
+    /// The unmanaged value boxes of `object`, read one at a time where
+    /// asked for: at `offsets` (its class's ``ClassInfo/confirmedOffsets``)
+    /// with no array made, or from reflection where the layout was not
+    /// confirmed.
+    static func boxReader(of object: Object, offsets: [Int]?) -> UnmanagedBoxReader {
+        UnmanagedBoxReader(object: object, source: offsets.map { .offsets($0) } ?? .reflected(unmanagedBoxes(of: object)))
     }
 
     /// The schemas of `type` and of every class reachable from it through
@@ -317,15 +309,22 @@ protocol LinkingObjectsDeclaration {
 }
 
 /// The unmanaged value boxes of one object, by schema index (see
-/// ``ClassRegistry/boxReader(of:info:)``).
+/// ``ClassRegistry/boxReader(of:offsets:)``).
 struct UnmanagedBoxReader {
+    enum Source {
+        /// Each box read at its wrapper's offset.
+        case offsets([Int])
+        /// The boxes found by reflection.
+        case reflected([AnyUnmanagedBox?])
+    }
+
     let object: Object
-    let offsets: [Int?]
-    let reflected: [AnyUnmanagedBox?]?
+    let source: Source
 
     subscript(index: Int) -> AnyUnmanagedBox? {
-        if reflected != nil { return reflected![index] }
-        guard let box = ClassRegistry.boxObject(at: offsets[index]!, in: object) else { return nil }
-        return unsafeDowncast(box, to: AnyUnmanagedBox.self)
+        switch source {
+        case .offsets(let offsets): ClassRegistry.box(at: offsets[index], in: object)
+        case .reflected(let boxes): boxes[index]
+        }
     }
 }

@@ -269,28 +269,17 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
             }
         }
 
-        /// Slot `i`'s links, moved out (the slot is left marked empty).
+        /// Slot `i`'s links, moved out (the slot is left empty): once the
+        /// leaf lets go of them, the caller holds the only reference to
+        /// their array, and changes it in place.
         mutating func take(_ i: Int) -> Backlinks {
-            let cell = cells[i]
-            switch cell.tag {
-            case Cell.emptyTag: return Backlinks()
-            case Cell.manyTag:
-                cells[i] = .empty
-                return Backlinks(many: overflow.removeValue(forKey: UInt16(i))!)
-            case Cell.uniformTag:
-                cells[i] = .empty
-                return Backlinks(origin: TableKey(UInt32(truncatingIfNeeded: cell.key)), property: Int(cell.property),
-                    keys: keyOverflow.removeValue(forKey: UInt16(i))!)
-            default: return Backlinks(one: cell.link)
-            }
+            let taken = links(i)
+            clear(i)
+            return taken
         }
 
         mutating func put(_ i: Int, _ links: Backlinks) {
-            switch cells[i].tag {
-            case Cell.manyTag: overflow[UInt16(i)] = nil
-            case Cell.uniformTag: keyOverflow[UInt16(i)] = nil
-            default: break
-            }
+            clear(i)
             if let many = links.manyLinks {
                 cells[i] = .many
                 overflow[UInt16(i)] = many
@@ -300,6 +289,16 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
             } else {
                 cells[i] = links.single.map(Cell.init) ?? .empty
             }
+        }
+
+        /// Empties slot `i`, dropping what its overflow held.
+        private mutating func clear(_ i: Int) {
+            switch cells[i].tag {
+            case Cell.manyTag: overflow[UInt16(i)] = nil
+            case Cell.uniformTag: keyOverflow[UInt16(i)] = nil
+            default: break
+            }
+            cells[i] = .empty
         }
     }
 

@@ -29,23 +29,15 @@ struct Chunks<Element: Sendable>: RandomAccessCollection, Sendable {
     subscript(i: Int) -> Element {
         @inline(__always) get {
             precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
-            return leaves[i &>> Self.bits][i & Self.mask]
+            // Through the leaves' addresses, taken out of their closures, so
+            // that no leaf array is retained on the way (`self` holds them).
+            let leaf = leaves.withUnsafeBufferPointer { $0.baseAddress! + (i &>> Self.bits) }
+            return leaf.pointee.withUnsafeBufferPointer { $0.baseAddress! }[i & Self.mask]
         }
         set {
             precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
             leaves[i &>> Self.bits][i & Self.mask] = newValue
         }
-    }
-
-    /// Value `i`, read through the leaves' addresses (taken out of their
-    /// closures), so that no leaf array is retained on the way: for reads
-    /// on hot paths. `i` must be in range.
-    @inline(__always)
-    func unsafeElement(_ i: Int) -> Element {
-        precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
-        let leaf = leaves.withUnsafeBufferPointer { $0.baseAddress! + (i &>> Self.bits) }
-        let values = leaf.pointee.withUnsafeBufferPointer { $0.baseAddress! }
-        return values[i & Self.mask]
     }
 
     mutating func append(_ value: Element) {
@@ -184,12 +176,8 @@ struct ByteChunks: Sendable {
     /// Calls `body` with the bytes of value `i`, in place.
     @inline(__always)
     func withBytes<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
-        let leaf = i &>> Self.bits, j = i & Self.mask
-        return try leaves.withUnsafeBufferPointer { leaves in
-            let range = leaves[leaf].range(j)
-            return try leaves[leaf].bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
-        }
+        // The leaf, and so the bytes, outlive the call: `self` holds them.
+        try withExtendedLifetime(self) { try body(unsafeBytes(i)) }
     }
 
     func string(_ i: Int) -> String {

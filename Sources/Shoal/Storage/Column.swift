@@ -139,22 +139,14 @@ struct Column: Sendable {
         }
     }
 
-    /// The string in slot `i` of the column at `column`, read from its
-    /// bytes in place (`""` for a value that is not a string).
-    static func string(_ column: UnsafePointer<Column>, _ i: Int) -> String {
-        if let bytes = unsafeStringBytes(column, i) { return String(decoding: bytes, as: UTF8.self) }
-        if case .string(let s) = value(column, i) { return s }
-        return ""
-    }
-
     /// The UTF-8 of the string in slot `i` of the column at `column`, in
     /// place, when the column holds strings and the slot is not null (else
     /// `nil`): valid only while the column is alive and unchanged.
     @inline(__always)
     static func unsafeStringBytes(_ column: UnsafePointer<Column>, _ i: Int) -> UnsafeRawBufferPointer? {
         guard column.pointee.kind == .string else { return nil }
-        if column.pointee.nulls != nil, withUnsafePointer(to: column.pointee.nulls!, { $0.pointee[i] }) { return nil }
-        return withUnsafePointer(to: column.pointee.bytes) { $0.pointee.unsafeBytes(i) }
+        if column.pointee.nulls != nil, column.pointee.nulls.unsafelyUnwrapped[i] { return nil }
+        return column.pointee.bytes.unsafeBytes(i)
     }
 
     /// Stores `value` in slot `i`.

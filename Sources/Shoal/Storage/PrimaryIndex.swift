@@ -53,11 +53,10 @@ struct PrimaryIndex: Sendable, Sequence {
     /// The object whose primary key equals `key`, if any.
     subscript(key: Value) -> ObjectKey? {
         guard isTyped else { return values[key] }
-        switch Self.integerKey(key) {
+        switch integerKey(key) {
         case .integer(let n): return integers[n]
         case .null: return nullKey
         case .absent: return nil
-        case .unknown: return integers.first { Value.compare(.int($0.key), key) == .orderedSame }?.payload
         }
     }
 
@@ -90,15 +89,12 @@ struct PrimaryIndex: Sendable, Sequence {
     @discardableResult
     mutating func remove(_ key: Value) -> Element? {
         guard isTyped else { return values.remove(key) }
-        switch Self.integerKey(key) {
+        switch integerKey(key) {
         case .integer(let n): return integers.remove(n).map { (.int($0.key), $0.payload) }
         case .null:
             defer { nullKey = nil }
             return nullKey.map { (.null, $0) }
         case .absent: return nil
-        case .unknown:
-            guard let found = integers.first(where: { Value.compare(.int($0.key), key) == .orderedSame }) else { return nil }
-            return integers.remove(found.key).map { (.int($0.key), $0.payload) }
         }
     }
 
@@ -108,7 +104,7 @@ struct PrimaryIndex: Sendable, Sequence {
     /// - Returns: the first entry of `sorted` whose key the index already
     ///   held (that entry is skipped; the index keeps its own), or `nil`.
     @discardableResult
-    mutating func merge(_ sorted: [Element]) -> Element? {
+    mutating func merge(_ sorted: some Collection<Element>) -> Element? {
         guard isTyped else { return values.merge(sorted) }
         var typed = ContiguousArray<(key: Int64, payload: ObjectKey)>()
         typed.reserveCapacity(sorted.count)
@@ -217,18 +213,18 @@ struct PrimaryIndex: Sendable, Sequence {
         values = SortedTree(sorted: entries)
     }
 
-    /// What a typed index looks `key` up as.
+    /// A key as a typed index looks it up.
     private enum IntegerKey {
         case integer(Int64)
         case null
-        /// No integer equals the value.
+        /// No integer key of the index equals the value.
         case absent
-        /// An integer may equal it, found by comparing each (a decimal,
-        /// whose conversion to a double may round).
-        case unknown
     }
 
-    private static func integerKey(_ key: Value) -> IntegerKey {
+    /// What a typed index looks `key` up as: the integer it equals
+    /// (`Value.compare` equates `3.0` and `3`), found by comparing each key
+    /// for a decimal, whose conversion to a double may round.
+    private func integerKey(_ key: Value) -> IntegerKey {
         switch key {
         case .int(let n): return .integer(n)
         case .null: return .null
@@ -237,7 +233,8 @@ struct PrimaryIndex: Sendable, Sequence {
                 Value.compare(.int(n), key) == .orderedSame
             else { return .absent }
             return .integer(n)
-        case .decimal: return .unknown
+        case .decimal:
+            return integers.first { Value.compare(.int($0.key), key) == .orderedSame }.map { .integer($0.key) } ?? .absent
         default: return .absent
         }
     }

@@ -42,13 +42,6 @@ struct Snapshot: Sendable {
         withTable(table) { $0.pointee.scalars.withUnsafeBufferPointer { Column.value($0.baseAddress! + property, key.slot) } }
     }
 
-    /// The value of a string property of a live object, from the column's
-    /// bytes (`""` for a value that is not a string).
-    func string(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> String {
-        if let bytes = unsafeStringBytes(table, key, property) { return String(decoding: bytes, as: UTF8.self) }
-        return withTable(table) { $0.pointee.scalars.withUnsafeBufferPointer { Column.string($0.baseAddress! + property, key.slot) } }
-    }
-
     /// The UTF-8 of a string property of a live object, in place, when its
     /// column holds strings and the value is not null (else `nil`): valid
     /// only while this snapshot is alive and unchanged. The pointers are
@@ -76,7 +69,7 @@ struct Snapshot: Sendable {
     func isAlive(_ table: TableKey, _ key: ObjectKey) -> Bool {
         // Field by field: calling `Table.isAlive` on `pointee` copies the table.
         let t = tables.withUnsafeBufferPointer { $0.baseAddress! + table.index }
-        return key.rawValue >= 0 && key.slot < t.pointee.alive.count && t.pointee.alive.unsafeElement(key.slot)
+        return key.rawValue >= 0 && key.slot < t.pointee.alive.count && t.pointee.alive[key.slot]
     }
 
     /// The object with primary key `value`, if any.

@@ -331,13 +331,11 @@ struct IndexBuild: Sendable {
 
     private(set) var index: Index
     let property: Int
-    /// Primary key: new (value, object) entries in arrival order.
-    private var entries: [PrimaryIndex.Element] = []
-    /// Primary key: new (integer, object) entries in arrival order, for a
-    /// typed index fed from an int column (no `Value` made).
-    private var integerEntries = ContiguousArray<(key: Int64, payload: ObjectKey)>()
-    /// Whether `entries` and `integerEntries` are each strictly ascending by key so far.
-    private var ascending = true
+    /// Primary key: new (value, object) entries.
+    private var entries = PrimaryBatch<Value>()
+    /// Primary key: new (integer, object) entries, for a typed index fed
+    /// from an int column (no `Value` made).
+    private var integerEntries = PrimaryBatch<Int64>()
     /// Secondary: new objects grouped by value (by `==`, which equates what
     /// `Value.compare` does for one typed property), values in first arrival
     /// order, each group's objects ascending.
@@ -362,32 +360,23 @@ struct IndexBuild: Sendable {
         switch index {
         case .primary(let tree):
             if tree.isTyped, entries.isEmpty, let integers = input.integers[property] {
-                for (key, n) in zip(input.keys, integers) {
-                    if ascending, let last = integerEntries.last, last.key >= n { ascending = false }
-                    integerEntries.append((n, key))
-                }
+                for (key, n) in zip(input.keys, integers) { integerEntries.append(n, key) }
                 return
             }
-            if !integerEntries.isEmpty {
-                // Values that are not all integers after some that were:
-                // gathered as values from here on.
-                entries = integerEntries.map { (.int($0.key), $0.payload) }
-                integerEntries = []
-            }
-            for (key, value) in zip(input.keys, input.values(of: property)) {
-                if ascending, let last = entries.last, Value.compare(last.key, value) != .orderedAscending { ascending = false }
-                entries.append((value, key))
-            }
+            // Values that are not all integers after some that were:
+            // gathered as values from here on.
+            for (n, key) in integerEntries.take().entries { entries.append(.int(n), key) }
+            for (key, value) in zip(input.keys, input.values(of: property)) { entries.append(value, key) }
         case .secondary:
-            if let integers = input.integers[property], let runs = Self.groupSmallIntegers(input.keys, integers: integers) {
-                for (value, keys) in runs { groups[.int(value), default: []].append(contentsOf: keys) }
-                return
+            let runs = if let integers = input.integers[property] {
+                Self.groupSmallIntegers(input.keys, integers: integers)
+            } else {
+                Self.groupSmallIntegers(input.keys, input.values(of: property))
             }
-            let values = input.values(of: property)
-            if let runs = Self.groupSmallIntegers(input.keys, values) {
+            if let runs {
                 for (value, keys) in runs { groups[.int(value), default: []].append(contentsOf: keys) }
             } else {
-                for (key, value) in zip(input.keys, values) { groups[value, default: []].append(key) }
+                for (key, value) in zip(input.keys, input.values(of: property)) { groups[value, default: []].append(key) }
             }
         }
     }
@@ -449,33 +438,9 @@ struct IndexBuild: Sendable {
             index = .primary(PrimaryIndex(typed: tree.isTyped))
             defer { index = .primary(tree) }
             if !integerEntries.isEmpty {
-                var new = integerEntries
-                integerEntries = []
-                if !ascending {
-                    new.sort { $0.key < $1.key }
-                    for (a, b) in zip(new, new.dropFirst()) where a.key == b.key {
-                        return "\(className) \(a.payload) and \(b.payload) share the primary key \(Value.int(a.key))"
-                    }
-                }
-                ascending = true
-                if let clash = tree.merge(integers: new) {
-                    return "\(className) \(tree.object(forInteger: clash.key).map(String.init(describing:)) ?? "?") and \(clash.payload) share the primary key \(Value.int(clash.key))"
-                }
-                return nil
+                return Self.merge(integerEntries.take(), into: className) { tree.merge(integers: $0).map { ($0, tree.object(forInteger: $0.key)) } }
             }
-            var new = entries
-            entries = []
-            if !ascending {
-                new.sort { Value.compare($0.key, $1.key) == .orderedAscending }
-                for (a, b) in zip(new, new.dropFirst()) where Value.compare(a.key, b.key) == .orderedSame {
-                    return "\(className) \(a.payload) and \(b.payload) share the primary key \(a.key)"
-                }
-            }
-            ascending = true
-            if let clash = tree.merge(new) {
-                return "\(className) \(tree[clash.key].map(String.init(describing:)) ?? "?") and \(clash.payload) share the primary key \(clash.key)"
-            }
-            return nil
+            return Self.merge(entries.take(), into: className) { tree.merge($0).map { ($0, tree[$0.key]) } }
         case .secondary(var tree):
             index = .secondary(SecondaryIndex())
             defer { index = .secondary(tree) }
@@ -496,6 +461,51 @@ struct IndexBuild: Sendable {
             tree.merge(newBuckets)
             return nil
         }
+    }
+}
+
+extension IndexBuild {
+    /// Merges a batch of new primary keys with `merge`, which returns the
+    /// first entry whose key the index held and the object holding it.
+    ///
+    /// - Returns: a description of a key two objects share (two of the
+    ///   batch, or one of the batch and one the index held), or `nil`.
+    private static func merge<Key>(
+        _ batch: (entries: ContiguousArray<(key: Key, payload: ObjectKey)>, repeated: (Key, ObjectKey, ObjectKey)?), into className: String,
+        _ merge: (ContiguousArray<(key: Key, payload: ObjectKey)>) -> ((key: Key, payload: ObjectKey), ObjectKey?)?
+    ) -> String? {
+        if let (key, first, second) = batch.repeated { return "\(className) \(first) and \(second) share the primary key \(key)" }
+        guard let (clash, holder) = merge(batch.entries) else { return nil }
+        return "\(className) \(holder.map(String.init(describing:)) ?? "?") and \(clash.payload) share the primary key \(clash.key)"
+    }
+}
+
+/// New primary key entries of an index build, in arrival order, and
+/// whether they ascend so far (appended ascending keys, the usual case,
+/// need no sort).
+struct PrimaryBatch<Key: SortedTreeKey & Sendable>: Sendable {
+    private var entries = ContiguousArray<(key: Key, payload: ObjectKey)>()
+    private var ascending = true
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    mutating func append(_ key: Key, _ payload: ObjectKey) {
+        if ascending, let last = entries.last, Key.compare(last.key, key) != .orderedAscending { ascending = false }
+        entries.append((key, payload))
+    }
+
+    /// Takes the entries, sorted by key, leaving the batch empty; and the
+    /// first key two of them share, with their objects, if any.
+    mutating func take() -> (entries: ContiguousArray<(key: Key, payload: ObjectKey)>, repeated: (Key, ObjectKey, ObjectKey)?) {
+        var taken = entries
+        entries = []
+        defer { ascending = true }
+        guard !ascending else { return (taken, nil) }
+        taken.sort { Key.compare($0.key, $1.key) == .orderedAscending }
+        for (a, b) in zip(taken, taken.dropFirst()) where Key.compare(a.key, b.key) == .orderedSame {
+            return (taken, (a.key, a.payload, b.payload))
+        }
+        return (taken, nil)
     }
 }
 
