@@ -30,7 +30,8 @@ extension OrderingStep {
             flat.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
         }
         let ascending = key.ascending
-        guard elements.count > 1 else { return elements }
+        // (Every string empty: all equal, in their order.)
+        guard elements.count > 1, !flat.isEmpty else { return elements }
         let before = { (i: Int32, j: Int32) -> Bool in
             // Two strings of one run: their first eight bytes are equal.
             let a = entries[Int(i)], b = entries[Int(j)]
@@ -40,15 +41,12 @@ extension OrderingStep {
             if order == 0 { return i < j }
             return (order < 0) == ascending
         }
-        /// Eight bytes of entry `e` from `offset`, big-endian, zero past its end.
-        func chunk(_ e: Int, at offset: Int) -> UInt64 {
-            let a = entries[e]
-            return flat.withUnsafeBufferPointer { flat in
-                if a.count >= offset + 8 { return UInt64(bigEndian: UnsafeRawPointer(flat.baseAddress! + a.start + offset).loadUnaligned(as: UInt64.self)) }
-                var p: UInt64 = 0
-                for i in 0..<8 { p = p << 8 | UInt64(offset + i < a.count ? flat[a.start + offset + i] : 0) }
-                return p
-            }
+        /// Eight bytes of the string at `a` in `flat` from `offset`, big-endian, zero past its end.
+        func chunk(_ flat: UnsafePointer<UInt8>, _ a: (start: Int, count: Int), at offset: Int) -> UInt64 {
+            if a.count >= offset + 8 { return UInt64(bigEndian: UnsafeRawPointer(flat + a.start + offset).loadUnaligned(as: UInt64.self)) }
+            var p: UInt64 = 0
+            for i in 0..<8 { p = p << 8 | UInt64(offset + i < a.count ? flat[a.start + offset + i] : 0) }
+            return p
         }
         /// Sorts `run`, whose strings share their first `8 × depth` bytes:
         /// by the next eight with a stable radix sort, then each run of
@@ -56,9 +54,14 @@ extension OrderingStep {
         /// or has no more bytes. A comparison sort spent about 150 ns an
         /// element here.
         func sortLevel(_ run: UnsafeMutableBufferPointer<Int32>, depth: Int) {
-            var pairs = run.map { i -> (key: UInt64, position: Int32) in
-                let key = chunk(Int(i), at: 8 * depth)
-                return (ascending ? key : ~key, i)
+            // (Both buffers bound once for the whole run, not per element.)
+            var pairs = flat.withUnsafeBufferPointer { flat in
+                entries.withUnsafeBufferPointer { entries in
+                    run.map { i -> (key: UInt64, position: Int32) in
+                        let key = chunk(flat.baseAddress!, entries[Int(i)], at: 8 * depth)
+                        return (ascending ? key : ~key, i)
+                    }
+                }
             }
             Self.radixSort(&pairs)
             var start = 0

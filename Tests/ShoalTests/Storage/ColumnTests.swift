@@ -144,6 +144,19 @@ import Testing
         #expect(fast == expected)
     }
 
+    @Test("objects whose strings are all empty keep their order")
+    func sortsEmptyStrings() throws {
+        let schema = Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string)])])
+        var snapshot = Snapshot(schema: schema)
+        let t = TableKey(0)
+        for i in 0..<5 { snapshot.apply(.insert(t, ObjectKey(Int64(i)), [.string("")])) }
+        let elements = [3, 1, 4, 0, 2].map { Value.link(Link(table: t, key: ObjectKey(Int64($0)))) }
+        for ascending in [true, false] {
+            let key = SortKey(path: SortPath(steps: [BoundProperty(table: t, index: 0)], text: "name"), ascending: ascending)
+            #expect(try #require(OrderingStep.sortByStringColumn(elements, key, snapshot)) == elements)
+        }
+    }
+
     @Test("the radix sort orders 64-bit keys by every byte, equal keys in position order")
     func radixOrder() {
         var rng = SeededRandom(seed: 5)
