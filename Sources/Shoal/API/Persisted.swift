@@ -27,6 +27,12 @@ public struct Persisted<T: PersistableValue> {
     /// The object this wrapper belongs to when it was created as a managed
     /// accessor; lets `encode(to:)` read the managed value.
     let accessorRef: UnretainedObjectRef?
+    /// The stored property this wrapper reads, in a managed accessor whose
+    /// wrapper offsets were confirmed: set once, when the accessor is made
+    /// (``ClassRegistry/markManaged(_:offsets:)``). -1 otherwise: an
+    /// unmanaged object's wrapper, also after the object was added, finds
+    /// its property by key path.
+    @usableFromInline var managedProperty = -1
 
     /// Declares a property with its type's default value.
     @inlinable
@@ -93,36 +99,70 @@ public struct Persisted<T: PersistableValue> {
     }
 
     /// Reads and writes the property through its object.
+    ///
+    /// Inlinable so that, in the model's module, reading the wrapper's
+    /// ``managedProperty`` through `storageKeyPath` compiles to a load from
+    /// the object, and neither key path is made: a managed read then costs
+    /// no key path retain and no look-up of the property by key path.
+    @inlinable
     public static subscript<O: Object>(
         _enclosingInstance object: O,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<O, T>,
         storage storageKeyPath: ReferenceWritableKeyPath<O, Persisted<T>>
     ) -> T {
         get {
-            if object.ref != nil {
-                let property = ClassRegistry.propertyIndex(O.self, storageKeyPath)
-                // Strings, the commonest read, skip the slot (whose copy of
-                // the object's reference retains its realm).
-                if T.self == String.self { return unsafeBitCast(ManagedSlot.readString(of: object, property), to: T.self) }
-                return T.readManaged(ManagedSlot(ref: object.ref!, property: property))
-            }
-            if let tracer = KeyPathTracer.current, tracer.isTracing(object) { return tracer.record(O.self, storageKeyPath) }
-            return object[keyPath: storageKeyPath].unmanagedValue
+            let property = object[keyPath: storageKeyPath].managedProperty
+            if property >= 0 { return readManaged(of: object, property) }
+            return value(of: object, storageKeyPath)
         }
         set {
-            if let ref = object.ref {
-                T.writeManaged(newValue, ManagedSlot(ref: ref, property: ClassRegistry.propertyIndex(O.self, storageKeyPath)))
-                return
-            }
-            if let offset = ClassRegistry.wrapperOffset(O.self, storageKeyPath) {
-                // The wrapper's first field, at the offset the runtime's field
-                // metadata gave and reflection confirmed: its box is an
-                // UnmanagedBox<T>. (Projecting the key path cost more than
-                // the rest of the set.)
-                if let box = ClassRegistry.boxObject(at: offset, in: object) { unsafeDowncast(box, to: UnmanagedBox<T>.self).set(newValue) }
-            } else {
-                object[keyPath: storageKeyPath].box?.set(newValue)
-            }
+            let property = object[keyPath: storageKeyPath].managedProperty
+            if property >= 0 { return writeManaged(newValue, of: object, property) }
+            setValue(newValue, of: object, storageKeyPath)
+        }
+    }
+
+    /// Reads stored property `property` of `object`, a managed accessor.
+    @usableFromInline
+    static func readManaged(of object: Object, _ property: Int) -> T {
+        // Strings, the commonest read, skip the slot (whose copy of the
+        // object's reference retains its realm).
+        if T.self == String.self { return unsafeBitCast(ManagedSlot.readString(of: object, property), to: T.self) }
+        return T.readManaged(ManagedSlot(ref: object.ref.unsafelyUnwrapped, property: property))
+    }
+
+    /// Writes stored property `property` of `object`, a managed accessor.
+    @usableFromInline
+    static func writeManaged(_ newValue: T, of object: Object, _ property: Int) {
+        T.writeManaged(newValue, ManagedSlot(ref: object.ref.unsafelyUnwrapped, property: property))
+    }
+
+    /// Reads the property of an object whose wrapper does not know its
+    /// property: an unmanaged object (or a key path trace of one), an
+    /// object added to a Realm after it was made, or a class whose wrapper
+    /// offsets were not confirmed.
+    @usableFromInline
+    static func value<O: Object>(of object: O, _ storageKeyPath: __owned ReferenceWritableKeyPath<O, Persisted<T>>) -> T {
+        if object.ref != nil { return readManaged(of: object, ClassRegistry.propertyIndex(O.self, storageKeyPath)) }
+        if let tracer = KeyPathTracer.current, tracer.isTracing(object) { return tracer.record(O.self, storageKeyPath) }
+        return object[keyPath: storageKeyPath].unmanagedValue
+    }
+
+    /// Writes the property of an object whose wrapper does not know its
+    /// property (see ``value(of:_:)``).
+    @usableFromInline
+    static func setValue<O: Object>(_ newValue: T, of object: O, _ storageKeyPath: __owned ReferenceWritableKeyPath<O, Persisted<T>>) {
+        if object.ref != nil {
+            return writeManaged(newValue, of: object, ClassRegistry.propertyIndex(O.self, storageKeyPath))
+        }
+        if let offset = ClassRegistry.wrapperOffset(O.self, storageKeyPath) {
+            // The wrapper's first field, at the offset the runtime's field
+            // metadata gave and reflection confirmed: its box is an
+            // UnmanagedBox<T>. (Projecting the key path cost more than
+            // the rest of the set.)
+            if let box = ClassRegistry.boxObject(at: offset, in: object) { unsafeDowncast(box, to: UnmanagedBox<T>.self).set(newValue) }
+        } else {
+            object[keyPath: storageKeyPath].box?.set(newValue)
         }
     }
 }

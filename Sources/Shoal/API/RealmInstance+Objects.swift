@@ -14,6 +14,7 @@ extension RealmInstance {
         let ref = ObjectRef(realm: self, table: link.table, key: link.key, generation: generation)
         let object = AccessorConstruction.constructing(UnretainedObjectRef(ref)) { type.init() }
         object.ref = ref
+        ClassRegistry.markManaged(object, offsets: coordinator.addPlans[link.table.index].boxOffsets)
         if coordinator.hasLegacyLinkingObjects[link.table.index] {
             let info = ClassRegistry.info(for: type)
             let children = ClassRegistry.children(of: object)

@@ -160,6 +160,24 @@ enum ClassRegistry {
         withExtendedLifetime(object) { (Unmanaged.passUnretained(object).toOpaque() + offset).load(as: AnyObject?.self) }
     }
 
+    /// Where a `@Persisted` wrapper holds ``Persisted/managedProperty``:
+    /// the same for every value type, since no field's layout depends on it
+    /// (the box is a class reference).
+    static let managedPropertyOffset = MemoryLayout<Persisted<Int>>.offset(of: \Persisted<Int>.managedProperty)
+
+    /// Tells each `@Persisted` wrapper of `object`, a managed accessor just
+    /// made, which stored property it reads, so that its reads and writes
+    /// go straight to the property (see ``Persisted/managedProperty``).
+    /// `offsets` are the class's ``ClassInfo/confirmedOffsets``, by schema
+    /// index; without them the wrappers find their property by key path.
+    static func markManaged(_ object: Object, offsets: [Int]?) {
+        guard let offsets, let field = managedPropertyOffset else { return }
+        withExtendedLifetime(object) {
+            let base = Unmanaged.passUnretained(object).toOpaque()
+            for (property, offset) in offsets.enumerated() { (base + offset + field).storeBytes(of: property, as: Int.self) }
+        }
+    }
+
     /// The box at a confirmed wrapper offset (one of ``ClassInfo/confirmedOffsets``):
     /// no dynamic cast, since the field there holds an ``UnmanagedBox`` or nil.
     static func box(at offset: Int, in object: Object) -> AnyUnmanagedBox? {

@@ -51,6 +51,43 @@ import Testing
         }
     }
 
+    /// Each `@Persisted` wrapper's `managedProperty`, by property name.
+    private func managedProperties(of object: Object) -> [String: Int] {
+        var found: [String: Int] = [:]
+        for child in ClassRegistry.children(of: object) {
+            guard let label = child.label, child.value is any PersistedProperty,
+                let index = Mirror(reflecting: child.value).children.first(where: { $0.label == "managedProperty" })?.value as? Int
+            else { continue }
+            found[String(label.dropFirst())] = index
+        }
+        return found
+    }
+
+    @Test("a managed accessor's wrappers know their stored property; unmanaged and added objects find it by key path")
+    func managedPropertyIndexes() throws {
+        let realm = try makeRealm()
+        let schema = ClassRegistry.info(for: Dog.self).schema
+        let unmanaged = Dog()
+        unmanaged.id = 1
+        unmanaged.name = "Rex"
+        #expect(managedProperties(of: unmanaged).values.allSatisfy { $0 == -1 })
+        try realm.write { realm.add(unmanaged) }
+
+        let accessor = try #require(realm.object(ofType: Dog.self, forPrimaryKey: 1))
+        let marked = managedProperties(of: accessor)
+        #expect(marked.count == schema.properties.count)
+        for property in schema.properties {
+            // Linking objects are computed: their wrapper finds them by key path.
+            #expect(marked[property.name] == (property.isStored ? schema.indexByName[property.name] : -1), "\(property.name)")
+        }
+        // The added object keeps its unmarked wrappers and reads and writes
+        // through the key path look-up; both paths see one object.
+        #expect(managedProperties(of: unmanaged).values.allSatisfy { $0 == -1 })
+        try realm.write { unmanaged.name = "Max"; accessor.age = 7 }
+        #expect(accessor.name == "Max")
+        #expect(unmanaged.age == 7)
+    }
+
     @Test("the fingerprint is stable for one schema and changes with any property change")
     func fingerprint() {
         let a = Schema([ClassRegistry.info(for: Person.self).schema, ClassRegistry.info(for: Dog.self).schema])
