@@ -1,3 +1,4 @@
+import Dispatch
 // Snapshot file grammar, format versions 1 and 2 (all integers little-endian; FORMAT.md has the prose;
 // the payload is SnapshotCodec.swift's):
 //
@@ -113,74 +114,160 @@ struct SnapshotFile: Sendable {
     }
 
     /// Verifies and decodes a snapshot already in memory.
-    static func decode(path: String, contents: [UInt8]) throws(ShoalError) -> SnapshotFile {
+    ///
+    /// The chunks' framing is read first, then their checksums are verified
+    /// and their bytes decompressed in parallel (``verifyAndDecompress(_:contents:salt:into:workers:)``),
+    /// and the damage found first in file order is reported, as reading
+    /// chunk by chunk would: a chunk's checksum, then the framing after it,
+    /// then the trailer, then a chunk whose verified bytes do not decode.
+    /// - Parameter parallelThreshold: the payload size from which two
+    ///   threads share the chunks (tests lower it to check both ways agree).
+    static func decode(path: String, contents: [UInt8], parallelThreshold: Int = parallelThreshold) throws(ShoalError) -> SnapshotFile {
         let header: FileHeader
         do { header = try FileHeader.decode(contents, expecting: .snapshot) } catch {
             throw error.shoalError(path: path)
         }
-        var trailerHasher = Checksum.Hasher(seed: header.salt)
-        /// Each chunk's offset, stored bytes and decoded length, verified.
-        var chunks: [(offset: Int, body: Range<Int>, rawLength: Int)] = []
-        var offset = LogFormat.fileHeaderSize
         func corrupt(_ reason: String, at offset: Int) -> ShoalError {
             .corruptSnapshot(path: path, offset: Int64(offset), reason: reason)
         }
+        var chunks: [Chunk] = []
+        /// The first damage in the framing or the trailer, reported after
+        /// any bad checksum of a chunk before it.
+        var framingDamage: ShoalError?
+        var offset = LogFormat.fileHeaderSize
         while contents.count - offset > trailerSize {
             let remaining = contents.count - offset
             let rawLength = Int(contents.loadLittleEndian(UInt32.self, at: offset))
             let storedLength = Int(contents.loadLittleEndian(UInt32.self, at: offset + 4))
-            let stored = contents.loadLittleEndian(UInt64.self, at: offset + 8)
             guard rawLength >= 1, rawLength <= LogFormat.chunkRawBytes, storedLength >= 1, storedLength <= rawLength,
                 rawLength <= storedLength * LogFormat.maximumExpansion + 64
-            else { throw corrupt("impossible chunk lengths (raw \(rawLength), stored \(storedLength))", at: offset) }
+            else {
+                framingDamage = corrupt("impossible chunk lengths (raw \(rawLength), stored \(storedLength))", at: offset)
+                break
+            }
             guard storedLength <= remaining - chunkHeaderSize else {
-                throw corrupt("chunk cut short (\(remaining - chunkHeaderSize) of \(storedLength) bytes)", at: offset)
+                framingDamage = corrupt("chunk cut short (\(remaining - chunkHeaderSize) of \(storedLength) bytes)", at: offset)
+                break
             }
             let body = (offset + chunkHeaderSize)..<(offset + chunkHeaderSize + storedLength)
-            var hasher = Checksum.Hasher(seed: header.salt)
-            contents.withUnsafeBytes { bytes in
-                hasher.update(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + 8)]))
-                hasher.update(UnsafeRawBufferPointer(rebasing: bytes[body]))
-            }
-            guard hasher.finalize() == stored else { throw corrupt("chunk checksum mismatch", at: offset) }
-            withUnsafeBytes(of: stored.littleEndian) { trailerHasher.update($0) }
-            chunks.append((offset, body, rawLength))
+            chunks.append(Chunk(offset: offset, body: body, rawLength: rawLength, checksum: contents.loadLittleEndian(UInt64.self, at: offset + 8)))
             offset = body.upperBound
         }
-        guard contents.count - offset == trailerSize else {
-            let remaining = contents.count - offset
-            throw corrupt(remaining == 0 ? "trailer missing" : "trailer cut short (\(remaining) bytes)", at: offset)
+        if framingDamage == nil {
+            framingDamage = trailerDamage(contents, at: offset, chunkCount: chunks.count).map { corrupt($0.reason, at: $0.offset) }
         }
-        guard Array(contents[(offset + 16)..<(offset + 24)]) == trailerMagic else {
-            throw corrupt("trailer magic is wrong", at: offset + 16)
+        var outcomes: [ChunkOutcome] = []
+        let payload = [UInt8](unsafeUninitializedCapacity: chunks.reduce(0) { $0 + $1.rawLength }) { output, initialized in
+            let workers = output.count >= parallelThreshold && chunks.count > 1 ? 2 : 1
+            outcomes = verifyAndDecompress(chunks, contents: contents, salt: header.salt, into: output, workers: workers)
+            initialized = output.count
         }
-        guard contents.loadLittleEndian(UInt64.self, at: offset) == UInt64(chunks.count) else {
-            throw corrupt("trailer chunk count is not \(chunks.count)", at: offset)
-        }
+        if let bad = outcomes.firstIndex(of: .checksumMismatch) { throw corrupt("chunk checksum mismatch", at: chunks[bad].offset) }
+        if let framingDamage { throw framingDamage }
+        var trailerHasher = Checksum.Hasher(seed: header.salt)
+        for chunk in chunks { withUnsafeBytes(of: chunk.checksum.littleEndian) { trailerHasher.update($0) } }
         guard contents.loadLittleEndian(UInt64.self, at: offset + 8) == trailerHasher.finalize() else {
             throw corrupt("trailer checksum mismatch", at: offset + 8)
         }
-        // Decoded straight into the payload: no array per chunk, no copy.
-        var failure: ShoalError?
-        let payload = [UInt8](unsafeUninitializedCapacity: chunks.reduce(0) { $0 + $1.rawLength }) { output, initialized in
-            contents.withUnsafeBytes { input in
-                for chunk in chunks {
-                    let source = UnsafeRawBufferPointer(rebasing: input[chunk.body])
-                    let target = UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: output[initialized..<(initialized + chunk.rawLength)]))
-                    if chunk.body.count == chunk.rawLength {
-                        target.copyMemory(from: source)
-                    } else {
-                        do throws(Compression.Failure) { try Compression.decompress(source, into: target) } catch {
-                            failure = corrupt("chunk does not decode: \(error)", at: chunk.offset)
-                            return
-                        }
-                    }
-                    initialized += chunk.rawLength
+        for (chunk, outcome) in zip(chunks, outcomes) {
+            if case .undecodable(let failure) = outcome { throw corrupt("chunk does not decode: \(failure)", at: chunk.offset) }
+        }
+        return SnapshotFile(path: path, header: header, payload: payload)
+    }
+
+    /// One chunk's place in the file, with its stated checksum.
+    private struct Chunk {
+        let offset: Int
+        let body: Range<Int>
+        let rawLength: Int
+        let checksum: UInt64
+    }
+
+    /// What verifying and decompressing one chunk found.
+    private enum ChunkOutcome: Equatable {
+        case decoded
+        case checksumMismatch
+        case undecodable(Compression.Failure)
+    }
+
+    /// Why the trailer at `offset` is damaged, if it is (all but its checksum).
+    private static func trailerDamage(_ contents: [UInt8], at offset: Int, chunkCount: Int) -> (reason: String, offset: Int)? {
+        let remaining = contents.count - offset
+        guard remaining == trailerSize else {
+            return (remaining == 0 ? "trailer missing" : "trailer cut short (\(remaining) bytes)", offset)
+        }
+        guard Array(contents[(offset + 16)..<(offset + 24)]) == trailerMagic else { return ("trailer magic is wrong", offset + 16) }
+        guard contents.loadLittleEndian(UInt64.self, at: offset) == UInt64(chunkCount) else {
+            return ("trailer chunk count is not \(chunkCount)", offset)
+        }
+        return nil
+    }
+
+    /// The buffers the workers of ``verifyAndDecompress(_:contents:salt:into:workers:)`` share.
+    private struct ChunkWork: @unchecked Sendable {
+        // Safe because: the buffers outlive `concurrentPerform`, which
+        // returns only once every worker is done, and worker `w` reads the
+        // input and writes only chunk `i`'s outcome and payload range, for
+        // the chunks `i` it alone is given.
+        let input: UnsafeRawBufferPointer
+        let output: UnsafeMutableBufferPointer<UInt8>
+        let outcomes: UnsafeMutableBufferPointer<ChunkOutcome>
+        let starts: [Int]
+        let chunks: [Chunk]
+        let salt: UInt64
+
+        /// Verifies chunk `i` and decodes it into its place in the payload.
+        func run(_ i: Int) {
+            let chunk = chunks[i]
+            var hasher = Checksum.Hasher(seed: salt)
+            hasher.update(UnsafeRawBufferPointer(rebasing: input[chunk.offset..<(chunk.offset + 8)]))
+            hasher.update(UnsafeRawBufferPointer(rebasing: input[chunk.body]))
+            guard hasher.finalize() == chunk.checksum else {
+                outcomes[i] = .checksumMismatch
+                return
+            }
+            let source = UnsafeRawBufferPointer(rebasing: input[chunk.body])
+            let target = UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: output[starts[i]..<(starts[i] + chunk.rawLength)]))
+            if chunk.body.count == chunk.rawLength {
+                target.copyMemory(from: source)
+            } else {
+                do throws(Compression.Failure) { try Compression.decompress(source, into: target) } catch {
+                    outcomes[i] = .undecodable(error)
                 }
             }
         }
-        if let failure { throw failure }
-        return SnapshotFile(path: path, header: header, payload: payload)
+    }
+
+    /// The payload at which opening verifies and decompresses chunks on
+    /// two threads: below it, a second thread costs more than it saves.
+    static let parallelThreshold = 4 << 20
+
+    /// Verifies each chunk's checksum and decodes its bytes into its place
+    /// in `output` (decoded straight into the payload: no array per chunk,
+    /// no copy), the chunks shared out between `workers` threads. A chunk
+    /// whose checksum does not match is not decoded.
+    private static func verifyAndDecompress(
+        _ chunks: [Chunk], contents: [UInt8], salt: UInt64, into output: UnsafeMutableBufferPointer<UInt8>, workers: Int
+    ) -> [ChunkOutcome] {
+        var starts: [Int] = []
+        starts.reserveCapacity(chunks.count)
+        var at = 0
+        for chunk in chunks {
+            starts.append(at)
+            at += chunk.rawLength
+        }
+        var outcomes = [ChunkOutcome](repeating: .decoded, count: chunks.count)
+        contents.withUnsafeBytes { input in
+            outcomes.withUnsafeMutableBufferPointer { outcomes in
+                let shared = ChunkWork(input: input, output: output, outcomes: outcomes, starts: starts, chunks: chunks, salt: salt)
+                // Each worker takes every `workers`-th chunk: the chunks
+                // are of equal size but for the last, so the work is even.
+                DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                    for i in stride(from: worker, to: shared.chunks.count, by: workers) { shared.run(i) }
+                }
+            }
+        }
+        return outcomes
     }
 
     private static func encodeChunk(

@@ -36,7 +36,7 @@ import Testing
         return offsets
     }
 
-    @Test("a snapshot reads back exactly what was written", arguments: [0, 1, 1000, payload.count])
+    @Test("a snapshot reads back exactly what was written, by one thread or two", arguments: [0, 1, 1000, payload.count])
     func roundTrip(size: Int) throws {
         let io = FaultyFileIO()
         let payload = Array(Self.payload.prefix(size))
@@ -46,6 +46,7 @@ import Testing
         #expect(
             snapshot.payload == payload && snapshot.version == 42 && snapshot.header.schemaFingerprint == F.fingerprint)
         let bytes = try #require(io.contents(of: path))
+        #expect(try SnapshotFile.decode(path: path, contents: bytes, parallelThreshold: 0).payload == payload)
         #expect(Self.chunkOffsets(bytes).count == (size + (1 << 20) - 1) >> 20)
     }
 
@@ -88,6 +89,39 @@ import Testing
         #expect(error?.code == .corruptSnapshot)
         #expect(error?.context["offset"] == String(expectedOffset), "\(damage): \(error?.message ?? "")")
         #expect(io.contents(of: Self.path) == damaged)
+        // Chunks shared between two threads find the same damage.
+        let parallel = #expect(throws: ShoalError.self) { try SnapshotFile.decode(path: Self.path, contents: damaged, parallelThreshold: 0) }
+        #expect(parallel?.message == error?.message)
+    }
+
+    @Test("with two damages, the one first in the file is reported, whether one thread or two read the chunks", arguments: [
+        ("chunk 3 checksum", "trailer magic"), ("chunk 3 body", "chunk 2 body"), ("chunk 2 rawLen", "chunk 1 body"),
+        ("chunk 1 body", "truncated"),
+    ])
+    func firstDamageWins(damages: (String, String)) throws {
+        let io = FaultyFileIO()
+        let bytes = try #require(io.contents(of: try Self.write(io: io)))
+        let chunks = Self.chunkOffsets(bytes)
+        let trailer = bytes.count - SnapshotFile.trailerSize
+        func damage(_ name: String, _ bytes: [UInt8]) -> (bytes: [UInt8], offset: Int) {
+            switch name {
+            case "chunk 1 body": (F.flipBit(bytes, at: chunks[0] + SnapshotFile.chunkHeaderSize + 4), chunks[0])
+            case "chunk 2 body": (F.flipBit(bytes, at: chunks[1] + 5000), chunks[1])
+            case "chunk 3 body": (F.flipBit(bytes, at: chunks[2] + SnapshotFile.chunkHeaderSize + 4), chunks[2])
+            case "chunk 2 rawLen": (F.flipBit(bytes, at: chunks[1] + 1), chunks[1])
+            case "chunk 3 checksum": (F.flipBit(bytes, at: chunks[2] + 9), chunks[2])
+            case "trailer magic": (F.flipBit(bytes, at: trailer + 17), trailer + 16)
+            default: (Array(bytes.prefix(chunks[2])), chunks[2])
+            }
+        }
+        let first = damage(damages.1, bytes)
+        let both = damage(damages.0, first.bytes)
+        let expected = min(first.offset, both.offset)
+        for threshold in [Int.max, 0] {
+            let error = #expect(throws: ShoalError.self) { try SnapshotFile.decode(path: Self.path, contents: both.bytes, parallelThreshold: threshold) }
+            #expect(error?.code == .corruptSnapshot)
+            #expect(error?.context["offset"] == String(expected), "\(damages), threshold \(threshold): \(error?.message ?? "")")
+        }
     }
 
     @Test("an LZ4 chunk whose checksum verifies but whose block does not decode is reported at the chunk")
@@ -113,6 +147,8 @@ import Testing
         #expect(error?.code == .corruptSnapshot)
         #expect(error?.context["offset"] == String(chunk), "\(error?.message ?? "")")
         #expect(error?.message.contains("does not decode") == true, "\(error?.message ?? "")")
+        let parallel = #expect(throws: ShoalError.self) { try SnapshotFile.decode(path: Self.path, contents: bytes, parallelThreshold: 0) }
+        #expect(parallel?.message == error?.message)
     }
 
     @Test("a damaged snapshot header is refused like a log header")
