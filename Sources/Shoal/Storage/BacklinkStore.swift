@@ -103,6 +103,24 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
         }
     }
 
+    /// Appends links from `property` of `origin` with `keys`, in order, as
+    /// ``append(contentsOf:)`` would, but straight into the keys when the
+    /// list is empty or already holds links from that property alone.
+    mutating func append(origin: TableKey, property: Int, keys: some Collection<Int64>) {
+        switch storage {
+        case .none where keys.count >= 2:
+            storage = .uniform(origin: origin, property: property, keys: Array(keys))
+        case .uniform(let o, let p, var held) where o == origin && p == property:
+            storage = .none  // so that `held` is uniquely referenced
+            // Grown by half at least, as ``append(_:)`` grows.
+            if held.count + keys.count > held.capacity { held.reserveCapacity(Swift.max(held.count + keys.count, held.count + held.count / 2)) }
+            held.append(contentsOf: keys)
+            storage = .uniform(origin: origin, property: property, keys: held)
+        default:
+            append(contentsOf: keys.lazy.map { Backlink(origin: origin, property: property, key: ObjectKey($0)) })
+        }
+    }
+
     /// Appends `links` in order, growing the storage once: as keys alone
     /// while every link shares the origin and property of the first.
     mutating func append(contentsOf links: some Sequence<Backlink>) {

@@ -154,10 +154,15 @@ extension Snapshot {
             let (x, y) = (links[a].target, links[b].target)
             return (x.table.rawValue, x.key.rawValue, a) < (y.table.rawValue, y.key.rawValue, b)
         }
-        var order = Array(links.indices)
         // Objects are often added in the order of what they link to (a
         // person's dogs after the person): then there is nothing to sort.
-        if zip(order, order.dropFirst()).contains(where: { !precedes($0, $1) }) { order.sort(by: precedes) }
+        // (Bound as a constant: the closures below read it per link, and a
+        // captured variable is checked for exclusive access each time.)
+        let order = {
+            var order = Array(links.indices)
+            if zip(order, order.dropFirst()).contains(where: { !precedes($0, $1) }) { order.sort(by: precedes) }
+            return order
+        }()
         // Runs of links to one target, so that its array grows once.
         var groups: [Range<Int>] = []
         var start = 0
@@ -176,7 +181,14 @@ extension Snapshot {
             var h = g + 1
             while h < groups.count, links[order[groups[h].lowerBound]].target.table == table { h += 1 }
             tables[table.index].backlinks.modify(ascending: groups[g..<h], slot: { links[order[$0.lowerBound]].target.key.slot }) { group, backlinks in
-                backlinks.append(contentsOf: group.lazy.map { links[order[$0]].backlink })
+                // Links from one property (a run's link column) are added
+                // as keys.
+                let first = links[order[group.lowerBound]].backlink
+                if group.allSatisfy({ links[order[$0]].backlink.origin == first.origin && links[order[$0]].backlink.property == first.property }) {
+                    backlinks.append(origin: first.origin, property: first.property, keys: group.lazy.map { links[order[$0]].backlink.key.rawValue })
+                } else {
+                    backlinks.append(contentsOf: group.lazy.map { links[order[$0]].backlink })
+                }
             }
             g = h
         }

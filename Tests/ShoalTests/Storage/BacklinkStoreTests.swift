@@ -97,6 +97,28 @@ import Testing
         #expect(Array(store[1]) == [a] && store.totalLinkCount == 1)
     }
 
+    @Test("keys appended from one property give the list appending their links one by one gives, from every form")
+    func appendKeys() {
+        let origin = TableKey(2)
+        let keys: [[Int64]] = [[], [7], [7, 8], [7, 8, 9, 10, 11]]
+        let starts: [Backlinks] = [
+            [], [Backlink(origin: origin, property: 3, key: ObjectKey(1))], [Backlink(origin: TableKey(1), property: 3, key: ObjectKey(1))],
+            [Backlink(origin: origin, property: 3, key: ObjectKey(1)), Backlink(origin: origin, property: 3, key: ObjectKey(2))],
+            [Backlink(origin: origin, property: 4, key: ObjectKey(1)), Backlink(origin: origin, property: 4, key: ObjectKey(2))],
+            [Backlink(origin: TableKey(1), property: 3, key: ObjectKey(1)), Backlink(origin: origin, property: 3, key: ObjectKey(2))],
+        ]
+        for start in starts {
+            for added in keys {
+                var bulk = start
+                bulk.append(origin: origin, property: 3, keys: added)
+                var single = start
+                for key in added { single.append(Backlink(origin: origin, property: 3, key: ObjectKey(key))) }
+                // Equal storage (lists are normalized) gives equal hashes.
+                #expect(bulk == single && bulk.hashValue == single.hashValue && Array(bulk) == Array(single), "\(Array(start)) + \(added)")
+            }
+        }
+    }
+
     @Test("random appends, removals, sets and ascending batches match an array of arrays", arguments: [1, 2, 3])
     func matchesModel(seed: UInt64) {
         Self.checkAgainstModel(seed: seed, link: Self.link)
