@@ -266,6 +266,11 @@ final class AddPlan: Sendable {
     let collections: [Int]
     /// The primary key's property, if any.
     let primaryKey: Int?
+    /// The primary key's description, if any (what a look-up by primary
+    /// key coerces its key to, read here rather than from a copy of the schema).
+    let primaryKeyProperty: Property?
+    /// The class's name, for messages.
+    let className: String
     /// The class's wrapper offsets, where reflection confirmed them
     /// (``ClassInfo/confirmedOffsets``), to read an object's boxes at.
     let boxOffsets: [Int]?
@@ -281,5 +286,7 @@ final class AddPlan: Sendable {
         links = stored.filter { deferred[$0] && schema.properties[$0].collection == .none }
         collections = stored.filter { schema.properties[$0].collection != .none }
         primaryKey = schema.primaryKeyIndex
+        primaryKeyProperty = schema.primaryKeyProperty
+        className = schema.className
     }
 }

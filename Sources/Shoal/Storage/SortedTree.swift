@@ -127,12 +127,28 @@ struct SortedTree<Key: SortedTreeKey, Payload>: Sequence {
         return node.entries.last
     }
 
+    /// The leaf holding the entry whose key equals `key`, and its position.
+    ///
+    /// The descent reads each node in place and retains none but the leaf
+    /// it returns: the tree, which `self` holds for the call, keeps every
+    /// node alive (a retain and release per level was a third of a
+    /// look-up by primary key).
     private func find(_ key: Key) -> (Node, Int)? {
-        guard var node = root else { return nil }
-        while !node.isLeaf { node = node.children[Self.childIndex(node.separators, key)] }
-        let i = Self.position(node.entries, key)
-        guard i < node.entries.count, Key.compare(node.entries[i].key, key) == .orderedSame else { return nil }
-        return (node, i)
+        guard let root else { return nil }
+        var node = Unmanaged.passUnretained(root)
+        while let child = node._withUnsafeGuaranteedRef({ Self.child(of: $0, toward: key) }) { node = child }
+        let leaf = node.takeUnretainedValue()
+        let i = Self.position(leaf.entries, key)
+        guard i < leaf.entries.count, Key.compare(leaf.entries[i].key, key) == .orderedSame else { return nil }
+        return (leaf, i)
+    }
+
+    /// The child of branch `node` whose keys may include `key`, unretained;
+    /// `nil` when `node` is a leaf.
+    private static func child(of node: Node, toward key: Key) -> Unmanaged<Node>? {
+        node.children.withUnsafeBufferPointer { children in
+            children.isEmpty ? nil : Unmanaged.passUnretained(children[childIndex(node.separators, key)])
+        }
     }
 
     /// Sets the payload of the entry whose key equals `key`, or adds the
