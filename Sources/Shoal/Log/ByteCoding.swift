@@ -91,6 +91,64 @@ struct ByteReader {
         }
     }
 
+    /// Reads `output.count` varints into `output`: what as many calls of
+    /// ``varint()`` would read, with the same failures at the same offsets,
+    /// but in one loop over the payload's bytes. A varint of up to nine
+    /// bytes with ten bytes of payload left is decoded in the loop; any
+    /// other (the last few, or a tenth byte that may overflow) by
+    /// ``varint()`` itself.
+    mutating func varints(into output: UnsafeMutableBufferPointer<UInt64>) throws(DecodingFailure) {
+        var done = 0
+        while done < output.count {
+            // As many as the loop can take, without a check per byte.
+            let (next, decoded) = bytes.withUnsafeBufferPointer { payload -> (Int, Int) in
+                var at = offset, i = done
+                let safeEnd = payload.count - 10
+                while i < output.count, at <= safeEnd {
+                    var b = UInt64(payload[at])
+                    if b < 0x80 {
+                        output[i] = b
+                        at += 1
+                        i += 1
+                        continue
+                    }
+                    var result = b & 0x7F
+                    var shift: UInt64 = 7
+                    var length = 1
+                    repeat {
+                        b = UInt64(payload[at + length])
+                        result |= (b & 0x7F) << shift
+                        shift += 7
+                        length += 1
+                    } while b >= 0x80 && length < 9
+                    // A tenth byte (which can overflow) is left to `varint()`.
+                    guard b < 0x80 else { break }
+                    output[i] = result
+                    at += length
+                    i += 1
+                }
+                return (at, i)
+            }
+            offset = next
+            done = decoded
+            if done < output.count {
+                output[done] = try varint()
+                done += 1
+            }
+        }
+    }
+
+    /// Where varint `index` begins, counting from the one at `start`
+    /// (which ``varints(into:)`` read): for a failure's offset.
+    func offset(ofVarint index: Int, from start: Int) -> Int {
+        var at = start
+        for _ in 0..<index {
+            while at < bytes.count, bytes[at] >= 0x80 { at += 1 }
+            at += 1
+        }
+        return at
+    }
+
     /// A varint that must fit in `0..<limit`.
     mutating func index(below limit: Int, _ what: String) throws(DecodingFailure) -> Int {
         let start = offset

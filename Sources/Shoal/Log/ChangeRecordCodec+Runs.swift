@@ -199,7 +199,10 @@ extension ChangeRecordCodec {
                 break
             }
             var typed = Column(kind: .int)
-            try Self.fillInts(&typed, &r, count: count) { r throws(DecodingFailure) in try r.signed() }
+            try Self.fillInts(&typed, &r, count: count) { raw, _, _ throws(DecodingFailure) in
+                // Zigzag: the Int64's bits, as ``ByteReader/signed()`` makes them.
+                for i in raw.indices { raw[i] = (raw[i] >> 1) ^ (0 &- (raw[i] & 1)) }
+            }
             return RunColumn(typed: typed)
         case .string:
             try check(.string(""), at: kindOffset)
@@ -272,23 +275,53 @@ extension ChangeRecordCodec {
                 break
             }
             var typed = Column(kind: .link, linkTarget: target)
-            try Self.fillInts(&typed, &r, count: count, nextKey)
+            try Self.fillInts(&typed, &r, count: count) { raw, start, reader throws(DecodingFailure) in
+                // Refs: 0 is null (stored as -1), k + 1 a link to key k.
+                for i in raw.indices {
+                    if raw[i] == 0 {
+                        if !nullChecked {
+                            try check(.null, at: reader.offset(ofVarint: i, from: start))
+                            nullChecked = true
+                        }
+                        raw[i] = UInt64(bitPattern: -1)
+                    } else {
+                        guard raw[i] - 1 < UInt64(Int64.max) else {
+                            throw DecodingFailure(offset: reader.offset(ofVarint: i, from: start), reason: "insert run: link key out of range")
+                        }
+                        raw[i] -= 1
+                    }
+                }
+            }
             return RunColumn(typed: typed)
         }
         return column
     }
 
-    /// Appends `count` integers to an int or link column, a leaf at a time,
-    /// each from `next`.
+    /// Appends `count` integers to an int or link column, a leaf at a time:
+    /// each leaf's varints are read at once, then `convert` turns them
+    /// (in place) into the column's integers' bits, given where the leaf's
+    /// first varint began and the reader (to find a failure's offset).
     private static func fillInts(
-        _ column: inout Column, _ r: inout ByteReader, count: Int, _ next: (inout ByteReader) throws(DecodingFailure) -> Int64
+        _ column: inout Column, _ r: inout ByteReader, count: Int,
+        _ convert: (UnsafeMutableBufferPointer<UInt64>, _ start: Int, _ reader: ByteReader) throws(DecodingFailure) -> Void
     ) throws(DecodingFailure) {
         var done = 0
         while done < count {
             let n = Swift.min(Chunks<Int64>.width, count - done)
-            var leaf = ContiguousArray<Int64>()
-            leaf.reserveCapacity(n)
-            for _ in 0..<n { leaf.append(try next(&r)) }
+            var failure: DecodingFailure?
+            let leaf = ContiguousArray<Int64>(unsafeUninitializedCapacity: n) { buffer, initialized in
+                buffer.withMemoryRebound(to: UInt64.self) { raw in
+                    do throws(DecodingFailure) {
+                        let start = r.offset
+                        try r.varints(into: raw)
+                        try convert(raw, start, r)
+                        initialized = n
+                    } catch {
+                        failure = error
+                    }
+                }
+            }
+            if let failure { throw failure }
             column.appendInts(leaf)
             done += n
         }

@@ -177,6 +177,21 @@ import Testing
         #expect(error?.reason.contains("insert run into Dog has \(os.storedCount + 1) columns") == true, "\(String(describing: error))")
     }
 
+    @Test("a link ref past the largest key is refused at the ref's offset, after refs of every length")
+    func linkRefOutOfRange() {
+        var offset = 0
+        let error = failure(payload { w, p in
+            guard p == owner else { return false }
+            w.byte(4); w.varint(Int(schema.tableByName["Person"]!.rawValue))
+            w.varint(0); w.varint(UInt64(1) << 40)
+            offset = w.bytes.count
+            w.varint(UInt64.max)
+            return true
+        })
+        #expect(error?.reason.contains("link key out of range") == true, "\(String(describing: error))")
+        #expect(error?.offset == offset)
+    }
+
     @Test("a column of the wrong kind for its property is refused at the column's offset, naming the property")
     func wrongKinds() {
         // Ints for a string property.
