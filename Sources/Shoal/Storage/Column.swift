@@ -34,7 +34,7 @@ struct Column: Sendable {
 
     private(set) var kind: Kind
     /// Integers, and the keys of links.
-    private(set) var ints = Chunks<Int64>()
+    private(set) var ints = IntChunks()
     /// Doubles, and dates as seconds since the reference date.
     private(set) var doubles = Chunks<Double>()
     private(set) var floats = Chunks<Float>()
@@ -264,6 +264,12 @@ struct Column: Sendable {
     @inline(__always)
     private static func store<T>(_ x: T, _ slot: Int?, in chunks: inout Chunks<T>) {
         if let slot { chunks[slot] = x } else { chunks.append(x) }
+    }
+
+    /// Stores `x` in `ints` at `slot`, or appends it.
+    @inline(__always)
+    private static func store(_ x: Int64, _ slot: Int?, in ints: inout IntChunks) {
+        if let slot { ints[slot] = x } else { ints.append(x) }
     }
 
     /// Stores `value` at slot `slot`, or appends it (`nil`).

@@ -164,7 +164,7 @@ struct BatchApplier {
         }
         /// The keys of typed link columns (`-1` for null), read without a
         /// `Value` or a copy of the column per object.
-        let typedLinks: [(target: TableKey, keys: Chunks<Int64>)?] = linkColumns.map { p in
+        let typedLinks: [(target: TableKey, keys: IntChunks)?] = linkColumns.map { p in
             inserts.columns[p].isTyped && inserts.columns[p].typed.kind == .link
                 ? inserts.columns[p].typed.linkTarget.map { ($0, inserts.columns[p].typed.ints) } : nil
         }

@@ -128,7 +128,10 @@ import Testing
         var column = Column(for: Property(name: "n", type: .int))
         column.append(contentsOf: typed)
         func address(_ c: Column, leaf: Int) -> UnsafeRawPointer? {
-            c.ints.leaves[leaf].withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+            let leaf = c.ints.leaves[leaf]
+            return leaf.width == 8
+                ? leaf.wide.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+                : leaf.packed.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
         }
         #expect((0..<3).allSatisfy { address(column, leaf: $0) == address(typed, leaf: $0) })
         column.set(0, .int(42))

@@ -1,0 +1,272 @@
+/// Integers (an int column's values, a link column's object keys) in
+/// copy-on-write leaves of ``Chunks/width`` values, each full leaf packed
+/// to the fewest bytes its values need: stored as their difference from
+/// the leaf's least value, in 0, 1, 2 or 4 bytes each, or as they are when
+/// the leaf spans more than 32 bits. This is realm-core's per-leaf bit
+/// width, by whole bytes, with a frame of reference: ages take a byte,
+/// and consecutive ids or keys (whose leaf spans 4,096) two.
+///
+/// Only full leaves are packed; the last leaf, which appends go to, holds
+/// its values as they are until it fills. A write that does not fit its
+/// packed leaf widens that leaf (a copy, which the write would make anyway
+/// when the leaf is shared). Whole leaves of one value (the keys of deleted
+/// slots) take no bytes at all.
+///
+/// Reads go through the leaves' addresses, as ``Chunks`` reads, with no
+/// reference counted; scans get each leaf as `Int64`s
+/// (``forEachLeaf(_:)``), a packed leaf unpacked into one buffer reused
+/// from leaf to leaf.
+struct IntChunks: RandomAccessCollection, Sendable {
+    static var bits: Int { Chunks<Int64>.bits }
+    static var width: Int { Chunks<Int64>.width }
+    static var mask: Int { Chunks<Int64>.mask }
+
+    /// One leaf: its values as they are (`width` 8), or packed.
+    ///
+    /// Separate stored arrays, not an enum's payloads, so that reading a
+    /// value binds nothing that would be retained.
+    struct Leaf: Sendable {
+        /// The values, when `width` is 8; empty otherwise.
+        var wide: ContiguousArray<Int64> = []
+        /// Each value minus `base`, `width` bytes each in native order,
+        /// when `width` is 1, 2 or 4; empty otherwise.
+        var packed: ContiguousArray<UInt8> = []
+        /// The least value of a packed leaf (every value of a leaf of width 0).
+        var base: Int64 = 0
+        /// Bytes per value: 0, 1, 2, 4, or 8 for values as they are.
+        var width = 8
+        var count: Int
+
+        /// A leaf holding `values` as they are.
+        init(wide values: ContiguousArray<Int64>) {
+            wide = values
+            count = values.count
+        }
+
+        /// A leaf of `count` copies of `value`, which takes no bytes.
+        init(repeating value: Int64, count: Int) {
+            base = value
+            width = 0
+            self.count = count
+        }
+
+        /// `values` in the fewest bytes that hold them.
+        init(packing values: UnsafeBufferPointer<Int64>) {
+            count = values.count
+            guard var least = values.first else { return }
+            var most = least
+            for v in values {
+                least = Swift.min(least, v)
+                most = Swift.max(most, v)
+            }
+            // The span as an unsigned number: wraps to the exact
+            // difference, which fits 64 bits even from Int64.min to .max.
+            let span = UInt64(bitPattern: most &- least)
+            width = span == 0 ? 0 : span <= 0xFF ? 1 : span <= 0xFFFF ? 2 : span <= 0xFFFF_FFFF ? 4 : 8
+            guard width != 8 else {
+                wide = ContiguousArray(values)
+                return
+            }
+            base = least
+            let width = width
+            packed = ContiguousArray(unsafeUninitializedCapacity: values.count * width) { bytes, initialized in
+                let raw = UnsafeMutableRawPointer(bytes.baseAddress)
+                for (j, v) in values.enumerated() {
+                    let offset = UInt64(bitPattern: v &- least)
+                    switch width {
+                    case 1: raw!.storeBytes(of: UInt8(truncatingIfNeeded: offset), toByteOffset: j, as: UInt8.self)
+                    case 2: raw!.storeBytes(of: UInt16(truncatingIfNeeded: offset), toByteOffset: j &* 2, as: UInt16.self)
+                    case 4: raw!.storeBytes(of: UInt32(truncatingIfNeeded: offset), toByteOffset: j &* 4, as: UInt32.self)
+                    default: break
+                    }
+                }
+                initialized = values.count * width
+            }
+        }
+
+        /// Value `j`.
+        @inline(__always)
+        func value(_ j: Int) -> Int64 {
+            switch width {
+            case 8: return wide.withUnsafeBufferPointer { $0.baseAddress! }[j]
+            case 0: return base
+            default:
+                let raw = UnsafeRawPointer(packed.withUnsafeBufferPointer { $0.baseAddress! })
+                let offset: UInt64 =
+                    switch width {
+                    case 1: UInt64(raw.load(fromByteOffset: j, as: UInt8.self))
+                    case 2: UInt64(raw.load(fromByteOffset: j &* 2, as: UInt16.self))
+                    default: UInt64(raw.load(fromByteOffset: j &* 4, as: UInt32.self))
+                    }
+                return base &+ Int64(bitPattern: offset)
+            }
+        }
+
+        /// Calls `body` with the values as `Int64`s: a wide leaf's own,
+        /// or a packed leaf's unpacked into `scratch`.
+        func withValues<R>(scratch: inout ContiguousArray<Int64>, _ body: (UnsafeBufferPointer<Int64>) throws -> R) rethrows -> R {
+            if width == 8 { return try wide.withUnsafeBufferPointer(body) }
+            scratch.removeAll(keepingCapacity: true)
+            for j in 0..<count { scratch.append(value(j)) }
+            return try scratch.withUnsafeBufferPointer(body)
+        }
+
+        /// The values as they are.
+        var unpacked: ContiguousArray<Int64> {
+            if width == 8 { return wide }
+            var values = ContiguousArray<Int64>()
+            values.reserveCapacity(count)
+            for j in 0..<count { values.append(value(j)) }
+            return values
+        }
+
+        /// Stores `v` as value `j`, widening the leaf when `v` does not fit.
+        mutating func set(_ j: Int, _ v: Int64) {
+            if width == 8 {
+                wide[j] = v
+                return
+            }
+            let offset = UInt64(bitPattern: v &- base)
+            let fits = v >= base && (width == 0 ? offset == 0 : width == 4 ? offset <= 0xFFFF_FFFF : offset < 1 << (8 * UInt64(width)))
+            guard fits else {
+                self = Leaf(wide: unpacked)
+                wide[j] = v
+                return
+            }
+            guard width != 0 else { return }  // the value it already holds
+            packed.withUnsafeMutableBytes { raw in
+                switch width {
+                case 1: raw.storeBytes(of: UInt8(truncatingIfNeeded: offset), toByteOffset: j, as: UInt8.self)
+                case 2: raw.storeBytes(of: UInt16(truncatingIfNeeded: offset), toByteOffset: j &* 2, as: UInt16.self)
+                default: raw.storeBytes(of: UInt32(truncatingIfNeeded: offset), toByteOffset: j &* 4, as: UInt32.self)
+                }
+            }
+        }
+
+        /// The bytes the leaf's values take.
+        var storedBytes: Int { width == 8 ? wide.count * 8 : packed.count }
+    }
+
+    /// The leaves in order; all are full but the last, and only full
+    /// leaves are packed.
+    private(set) var leaves: [Leaf] = []
+    private(set) var count = 0
+
+    init() {}
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { count }
+
+    subscript(i: Int) -> Int64 {
+        @inline(__always) get {
+            precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
+            // Through the leaf's address, so that no leaf is retained on the way.
+            let leaf = leaves.withUnsafeBufferPointer { $0.baseAddress! + (i &>> Self.bits) }
+            return leaf.pointee.value(i & Self.mask)
+        }
+        set {
+            precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
+            leaves[i &>> Self.bits].set(i & Self.mask, newValue)
+        }
+    }
+
+    /// The bytes the values take, over every leaf (a leaf shared by
+    /// several is counted each time).
+    var storedBytes: Int { leaves.reduce(0) { $0 + $1.storedBytes } }
+
+    mutating func append(_ value: Int64) {
+        if count & Self.mask == 0 {
+            var leaf = ContiguousArray<Int64>()
+            leaf.reserveCapacity(Self.width)
+            leaves.append(Leaf(wide: leaf))
+        }
+        let last = leaves.count - 1
+        leaves[last].wide.append(value)
+        leaves[last].count += 1
+        count += 1
+        packIfFull(last)
+    }
+
+    /// Packs leaf `l` once it is full.
+    private mutating func packIfFull(_ l: Int) {
+        guard leaves[l].count == Self.width, leaves[l].width == 8 else { return }
+        leaves[l] = leaves[l].wide.withUnsafeBufferPointer { Leaf(packing: $0) }
+    }
+
+    /// Appends `n` copies of `value`; each whole leaf of it takes no bytes.
+    mutating func append(repeating value: Int64, count n: Int) {
+        var left = n
+        while left > 0 {
+            if count & Self.mask == 0 && left >= Self.width {
+                leaves.append(Leaf(repeating: value, count: Self.width))
+                count += Self.width
+                left -= Self.width
+                continue
+            }
+            let take = Swift.min(left, Self.width - (count & Self.mask))
+            append(contentsOf: repeatElement(value, count: take))
+            left -= take
+        }
+    }
+
+    /// Appends every element of `values`, a leaf at a time.
+    mutating func append(contentsOf values: some Collection<Int64>) {
+        var i = values.startIndex
+        while i != values.endIndex {
+            if count & Self.mask == 0 {
+                var leaf = ContiguousArray<Int64>()
+                leaf.reserveCapacity(Self.width)
+                leaves.append(Leaf(wide: leaf))
+            }
+            let last = leaves.count - 1
+            let room = Self.width - (count & Self.mask)
+            let end = values.index(i, offsetBy: room, limitedBy: values.endIndex) ?? values.endIndex
+            let before = leaves[last].wide.count
+            leaves[last].wide.append(contentsOf: values[i..<end])
+            let added = leaves[last].wide.count - before
+            leaves[last].count += added
+            count += added
+            packIfFull(last)
+            i = end
+        }
+    }
+
+    /// Appends every element of `other`: where this ends at a leaf
+    /// boundary, by taking `other`'s leaves as they are, otherwise a leaf
+    /// at a time.
+    mutating func append(contentsOf other: IntChunks) {
+        guard count & Self.mask == 0 else {
+            var scratch = ContiguousArray<Int64>()
+            for leaf in other.leaves { leaf.withValues(scratch: &scratch) { append(contentsOf: $0) } }
+            return
+        }
+        leaves.append(contentsOf: other.leaves)
+        count += other.count
+    }
+
+    /// Appends `leaf` (at most ``width`` values): where this ends at a leaf
+    /// boundary, as a leaf of its own (packed when full).
+    mutating func append(leaf: ContiguousArray<Int64>) {
+        guard count & Self.mask == 0, leaf.count <= Self.width else {
+            append(contentsOf: leaf)
+            return
+        }
+        guard !leaf.isEmpty else { return }
+        leaves.append(leaf.count == Self.width ? leaf.withUnsafeBufferPointer { Leaf(packing: $0) } : Leaf(wide: leaf))
+        count += leaf.count
+    }
+
+    /// The values of the leaf holding value `i`, and the index of its first value.
+    func chunk(containing i: Int) -> (base: Int, elements: ContiguousArray<Int64>) {
+        precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
+        return (i & ~Self.mask, leaves[i &>> Self.bits].unpacked)
+    }
+
+    /// Calls `body` with each leaf's values and the index of its first value.
+    func forEachLeaf(_ body: (_ base: Int, _ leaf: UnsafeBufferPointer<Int64>) throws -> Void) rethrows {
+        var scratch = ContiguousArray<Int64>()
+        for (n, leaf) in leaves.enumerated() {
+            try leaf.withValues(scratch: &scratch) { try body(n &<< Self.bits, $0) }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import ShoalTestSupport
+import Testing
+
+@testable import Shoal
+
+@Suite struct IntChunksTests {
+    static let width = IntChunks.width
+
+    /// A value from a range chosen at random: one value, a byte's span, two
+    /// bytes', four bytes', or any 64 bits (the extremes included).
+    static func value(_ rng: inout SeededRandom, spread: Int) -> Int64 {
+        switch spread {
+        case 0: 7
+        case 1: 1_000 + Int64.random(in: 0...255, using: &rng)
+        case 2: -5_000 + Int64.random(in: 0...65_535, using: &rng)
+        case 3: Int64(Int32.min) + Int64.random(in: 0...Int64(UInt32.max), using: &rng)
+        default: [Int64.min, Int64.max, -1, 0].randomElement(using: &rng)! &+ Int64.random(in: -3...3, using: &rng)
+        }
+    }
+
+    func check(_ chunks: IntChunks, _ model: [Int64], _ context: String) {
+        #expect(chunks.count == model.count, "\(context)")
+        #expect(Array(chunks) == model, "\(context)")
+        var scanned: [Int64] = []
+        chunks.forEachLeaf { base, leaf in
+            #expect(base == scanned.count)
+            scanned += leaf
+        }
+        #expect(scanned == model, "\(context)")
+        if !model.isEmpty {
+            let i = model.count / 2
+            let (base, leaf) = chunks.chunk(containing: i)
+            #expect(base == i & ~IntChunks.mask && leaf[i - base] == model[i], "\(context)")
+        }
+        // Every leaf but the last is full, and only full leaves are packed.
+        for (n, leaf) in chunks.leaves.enumerated() {
+            #expect(leaf.count == (n == chunks.leaves.count - 1 ? model.count - n * Self.width : Self.width), "\(context)")
+            #expect(leaf.width == 8 || leaf.count == Self.width, "\(context)")
+        }
+    }
+
+    @Test("random appends, whole leaves, repeats and writes of every span read back as an array of the same values does", arguments: [1, 2, 3, 4])
+    func randomModel(seed: UInt64) {
+        var rng = SeededRandom(seed: seed)
+        var chunks = IntChunks()
+        var model: [Int64] = []
+        for step in 0..<60 {
+            let spread = Int.random(in: 0...4, using: &rng)
+            switch Int.random(in: 0...5, using: &rng) {
+            case 0:
+                let v = Self.value(&rng, spread: spread)
+                chunks.append(v)
+                model.append(v)
+            case 1:
+                let values = (0..<Int.random(in: 1...(2 * Self.width), using: &rng)).map { _ in Self.value(&rng, spread: spread) }
+                chunks.append(contentsOf: values)
+                model += values
+            case 2:
+                let values = ContiguousArray((0..<(Bool.random(using: &rng) ? Self.width : 100)).map { _ in Self.value(&rng, spread: spread) })
+                chunks.append(leaf: values)
+                model += values
+            case 3:
+                let v = Self.value(&rng, spread: spread), n = Int.random(in: 0...(2 * Self.width), using: &rng)
+                chunks.append(repeating: v, count: n)
+                model += repeatElement(v, count: n)
+            case 4:
+                var other = IntChunks()
+                let values = (0..<Int.random(in: 0...(2 * Self.width), using: &rng)).map { _ in Self.value(&rng, spread: spread) }
+                other.append(contentsOf: values)
+                chunks.append(contentsOf: other)
+                model += values
+            default:
+                // Writes, which fit their packed leaf or widen it; a copy
+                // taken first keeps the old values.
+                guard !model.isEmpty else { continue }
+                let copy = chunks, copied = model
+                for _ in 0..<20 {
+                    let i = Int.random(in: 0..<model.count, using: &rng)
+                    let v = Bool.random(using: &rng) ? model[Int.random(in: 0..<model.count, using: &rng)] : Self.value(&rng, spread: spread)
+                    chunks[i] = v
+                    model[i] = v
+                }
+                check(copy, copied, "copy at step \(step)")
+            }
+            check(chunks, model, "seed \(seed) step \(step)")
+        }
+    }
+
+    @Test("a full leaf takes the fewest bytes its values' span needs; a leaf of one value, none; the last leaf is kept as it is")
+    func packedWidths() {
+        func stored(_ values: [Int64]) -> Int {
+            var chunks = IntChunks()
+            chunks.append(contentsOf: values)
+            return chunks.storedBytes
+        }
+        let n = Self.width
+        #expect(stored((0..<n).map { _ in 42 }) == 0)
+        #expect(stored((0..<n).map { Int64($0 % 16) }) == n)
+        #expect(stored((0..<n).map { 1_000_000 + Int64($0) }) == 2 * n)
+        #expect(stored((0..<n).map { Int64($0) << 20 }) == 4 * n)
+        #expect(stored((0..<n).map { Int64($0) << 40 }) == 8 * n)
+        #expect(stored([Int64.min] + (1..<n).map { _ in Int64.max }) == 8 * n)
+        // One more value: a second, open leaf of 8 bytes a value.
+        #expect(stored((0...n).map { Int64($0 % 16) }) == n + 8)
+        var repeated = IntChunks()
+        repeated.append(repeating: -1, count: 3 * n)
+        #expect(repeated.storedBytes == 0 && Array(repeated) == Array(repeating: -1, count: 3 * n))
+    }
+}
