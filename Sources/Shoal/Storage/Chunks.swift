@@ -143,24 +143,71 @@ struct Chunks<Element: Sendable>: RandomAccessCollection, Sendable {
 /// copy-on-write leaves of ``Chunks/width`` values, each leaf one byte
 /// buffer and the end offset of each value in it, as Apache Arrow lays out
 /// a string array. A value is read, compared and hashed in place.
+///
+/// A full leaf of at most 65,535 bytes (a leaf of names, of short
+/// strings) keeps its ends in two bytes each rather than four.
 struct ByteChunks: Sendable {
     struct Leaf: Sendable {
         var bytes: ContiguousArray<UInt8> = []
-        /// Where each value ends in `bytes`.
+        /// Where each value ends in `bytes`, unless `isShort`.
         var ends: ContiguousArray<UInt32> = []
+        /// Where each value ends in `bytes`, when `isShort`.
+        var shortEnds: ContiguousArray<UInt16> = []
+        /// Whether the ends are in `shortEnds` (a plain flag, so that
+        /// reading a value asks no array for its count).
+        var isShort = false
+
+        init() {}
+
+        init(bytes: ContiguousArray<UInt8>, ends: ContiguousArray<UInt32>) {
+            self.bytes = bytes
+            self.ends = ends
+        }
+
+        var count: Int { isShort ? shortEnds.count : ends.count }
 
         @inline(__always)
         func range(_ i: Int) -> Range<Int> {
-            (i == 0 ? 0 : Int(ends[i &- 1]))..<Int(ends[i])
+            isShort
+                ? (i == 0 ? 0 : Int(shortEnds[i &- 1]))..<Int(shortEnds[i])
+                : (i == 0 ? 0 : Int(ends[i &- 1]))..<Int(ends[i])
+        }
+
+        /// Calls `body` with the ends, as four-byte or two-byte offsets.
+        func withEnds<R>(
+            _ wide: (UnsafeBufferPointer<UInt32>) throws -> R, short: (UnsafeBufferPointer<UInt16>) throws -> R
+        ) rethrows -> R {
+            isShort ? try shortEnds.withUnsafeBufferPointer(short) : try ends.withUnsafeBufferPointer(wide)
+        }
+
+        /// Moves the ends to two bytes each when the leaf is full and its
+        /// bytes fit 16-bit offsets.
+        mutating func shortenIfFull() {
+            guard !isShort, ends.count == Chunks<UInt8>.width, bytes.count <= Int(UInt16.max) else { return }
+            shortEnds = ContiguousArray(ends.lazy.map { UInt16(truncatingIfNeeded: $0) })
+            ends = []
+            isShort = true
         }
 
         mutating func replace(_ i: Int, with new: UnsafeRawBufferPointer) {
             let old = range(i)
-            bytes.replaceSubrange(old, with: new)
             let delta = new.count - old.count
+            if isShort, bytes.count + delta > Int(UInt16.max) {
+                // Too many bytes for two-byte ends now.
+                ends = ContiguousArray(shortEnds.lazy.map { UInt32($0) })
+                shortEnds = []
+                isShort = false
+            }
+            bytes.replaceSubrange(old, with: new)
             guard delta != 0 else { return }
-            ends.withUnsafeMutableBufferPointer { ends in
-                for j in i..<ends.count { ends[j] = UInt32(Int(ends[j]) + delta) }
+            if isShort {
+                shortEnds.withUnsafeMutableBufferPointer { ends in
+                    for j in i..<ends.count { ends[j] = UInt16(Int(ends[j]) + delta) }
+                }
+            } else {
+                ends.withUnsafeMutableBufferPointer { ends in
+                    for j in i..<ends.count { ends[j] = UInt32(Int(ends[j]) + delta) }
+                }
             }
         }
     }
@@ -196,7 +243,9 @@ struct ByteChunks: Sendable {
         precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
         let j = i & Self.mask
         let leaf = leaves.withUnsafeBufferPointer { $0.baseAddress! + (i &>> Self.bits) }
-        let (start, end) = leaf.pointee.ends.withUnsafeBufferPointer { ends in (j == 0 ? 0 : Int(ends[j &- 1]), Int(ends[j])) }
+        let (start, end) = leaf.pointee.isShort
+            ? leaf.pointee.shortEnds.withUnsafeBufferPointer { ends in (j == 0 ? 0 : Int(ends[j &- 1]), Int(ends[j])) }
+            : leaf.pointee.ends.withUnsafeBufferPointer { ends in (j == 0 ? 0 : Int(ends[j &- 1]), Int(ends[j])) }
         let base = leaf.pointee.bytes.withUnsafeBytes { $0.baseAddress }
         return UnsafeRawBufferPointer(start: base.map { $0 + start }, count: end &- start)
     }
@@ -217,10 +266,12 @@ struct ByteChunks: Sendable {
         leaves[n].bytes.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
         leaves[n].ends.append(UInt32(leaves[n].bytes.count))
         count += 1
-        if count & Self.mask == 0, leaves[n].bytes.capacity > leaves[n].bytes.count + leaves[n].bytes.count / 8 {
+        guard count & Self.mask == 0 else { return }
+        if leaves[n].bytes.capacity > leaves[n].bytes.count + leaves[n].bytes.count / 8 {
             // Copied through a buffer: an array made from an array shares its storage.
             leaves[n].bytes = leaves[n].bytes.withUnsafeBufferPointer { ContiguousArray($0) }
         }
+        leaves[n].shortenIfFull()
     }
 
     mutating func append(_ string: String) {
@@ -254,7 +305,9 @@ struct ByteChunks: Sendable {
             return
         }
         guard !ends.isEmpty else { return }
-        leaves.append(Leaf(bytes: bytes, ends: ends))
+        var leaf = Leaf(bytes: bytes, ends: ends)
+        leaf.shortenIfFull()
+        leaves.append(leaf)
         count += ends.count
     }
 
@@ -267,7 +320,11 @@ struct ByteChunks: Sendable {
         var shared: Leaf?
         while left > 0 {
             if count & Self.mask == 0 && left > Self.mask {
-                if shared == nil { shared = Leaf(bytes: [], ends: ContiguousArray(repeating: 0, count: Self.mask + 1)) }
+                if shared == nil {
+                    var leaf = Leaf(bytes: [], ends: ContiguousArray(repeating: 0, count: Self.mask + 1))
+                    leaf.shortenIfFull()
+                    shared = leaf
+                }
                 leaves.append(shared!)
                 count += Self.mask + 1
                 left -= Self.mask + 1
@@ -279,6 +336,7 @@ struct ByteChunks: Sendable {
             leaves[last].ends.append(contentsOf: repeatElement(UInt32(leaves[last].bytes.count), count: take))
             count += take
             left -= take
+            leaves[last].shortenIfFull()
         }
     }
 

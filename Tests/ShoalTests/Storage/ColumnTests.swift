@@ -230,9 +230,52 @@ extension ColumnTests {
             expected.append(s)
         }
         for leaf in chunks.leaves.dropLast() {
-            #expect(leaf.ends.count == width)
+            #expect(leaf.count == width)
             #expect(leaf.bytes.capacity <= leaf.bytes.count + leaf.bytes.count / 8 + 64, "capacity \(leaf.bytes.capacity) for \(leaf.bytes.count) bytes")
         }
         #expect((0..<expected.count).allSatisfy { chunks.string($0) == expected[$0] })
+    }
+
+    @Test("a full leaf of at most 65,535 bytes keeps two-byte ends, others four; writes that outgrow two bytes widen the leaf")
+    func shortEnds() {
+        var rng = SeededRandom(seed: 31)
+        let width = Chunks<UInt8>.width
+        var chunks = ByteChunks()
+        var expected: [String] = []
+        func string(_ length: Int) -> String { String(repeating: "é", count: length / 2) + String(repeating: "a", count: length % 2) }
+        // A leaf of short strings, a leaf of 20-byte ones (81,920 bytes), and an open leaf.
+        for i in 0..<(2 * width + 5) {
+            let s = string(i < width ? Int.random(in: 0...12, using: &rng) : 20)
+            chunks.append(s)
+            expected.append(s)
+        }
+        #expect(chunks.leaves.map(\.isShort) == [true, false, false])
+        // A decoded leaf is shortened the same way.
+        var decoded = ByteChunks()
+        var bytes = ContiguousArray<UInt8>(), ends = ContiguousArray<UInt32>()
+        for i in 0..<width {
+            bytes += Array(expected[i].utf8)
+            ends.append(UInt32(bytes.count))
+        }
+        decoded.append(leafBytes: bytes, ends: ends)
+        #expect(decoded.leaves.map(\.isShort) == [true] && (0..<width).allSatisfy { decoded.string($0) == expected[$0] })
+        // Writes: growing, shrinking, and one that needs four-byte ends.
+        for _ in 0..<200 {
+            let i = Int.random(in: 0..<expected.count, using: &rng)
+            let s = string(Int.random(in: 0...30, using: &rng))
+            chunks.set(i, s)
+            expected[i] = s
+        }
+        chunks.set(7, string(70_000))
+        expected[7] = string(70_000)
+        #expect(!chunks.leaves[0].isShort)
+        #expect((0..<expected.count).allSatisfy { chunks.string($0) == expected[$0] })
+        // The string scan reads ends of both widths.
+        var column = Column(for: Property(name: "s", type: .string))
+        for s in expected { column.append(.string(s)) }
+        let alive = Chunks(repeating: true, count: expected.count)
+        let wanted = expected[3]
+        #expect(column.slots(matching: ValueMatcher(.equal, [.string(wanted)], options: []), alive: alive).map(\.slot)
+            == expected.indices.filter { expected[$0] == wanted })
     }
 }
