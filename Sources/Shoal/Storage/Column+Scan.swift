@@ -19,32 +19,10 @@ extension Column {
             return keys
         }
         if nulls == nil, kind == .string, let wanted = StringEquality(matcher) {
-            /// The slots of one leaf whose value passes, its ends of either width.
-            func scan<End: FixedWidthInteger>(_ bytes: UnsafeRawBufferPointer, _ ends: UnsafeBufferPointer<End>, base: Int) {
-                var start = 0
-                if let (operand, negated) = wanted.single {
-                    // One constant: lengths first, bytes only when they agree.
-                    operand.withUnsafeBytes { operand in
-                        for (offset, end) in ends.enumerated() {
-                            let length = Int(end) &- start
-                            let equal = length == operand.count
-                                && (length == 0 || memcmp(bytes.baseAddress! + start, operand.baseAddress!, length) == 0)
-                            start = Int(end)
-                            if equal != negated && isLive(base &+ offset) { keys.append(ObjectKey(Int64(base &+ offset))) }
-                        }
-                    }
-                    return
-                }
-                for (offset, end) in ends.enumerated() {
-                    let value = UnsafeRawBufferPointer(rebasing: bytes[start..<Int(end)])
-                    start = Int(end)
-                    if wanted.passes(value) && isLive(base &+ offset) { keys.append(ObjectKey(Int64(base &+ offset))) }
-                }
-            }
             for (n, leaf) in bytes.leaves.enumerated() {
                 let base = n &<< Chunks<UInt8>.bits
                 leaf.bytes.withUnsafeBytes { bytes in
-                    leaf.withEnds { scan(bytes, $0, base: base) } short: { scan(bytes, $0, base: base) }
+                    leaf.withEnds { Self.scan(bytes, $0, base: base, wanted, alive, &keys) } short: { Self.scan(bytes, $0, base: base, wanted, alive, &keys) }
                 }
             }
             return keys
@@ -53,6 +31,37 @@ extension Column {
             keys.append(ObjectKey(Int64(slot)))
         }
         return keys
+    }
+}
+
+extension Column {
+    /// Appends to `keys` the live slots of one string leaf (its first slot
+    /// `base`) whose value `wanted` passes, reading the leaf's ends of
+    /// either width.
+    @inline(__always)
+    private static func scan<End: FixedWidthInteger>(
+        _ bytes: UnsafeRawBufferPointer, _ ends: UnsafeBufferPointer<End>, base: Int, _ wanted: StringEquality,
+        _ alive: Chunks<Bool>, _ keys: inout [ObjectKey]
+    ) {
+        var start = 0
+        if let (operand, negated) = wanted.single {
+            // One constant: lengths first, bytes only when they agree.
+            operand.withUnsafeBytes { operand in
+                for (offset, end) in ends.enumerated() {
+                    let length = Int(end) &- start
+                    let equal = length == operand.count
+                        && (length == 0 || memcmp(bytes.baseAddress! + start, operand.baseAddress!, length) == 0)
+                    start = Int(end)
+                    if equal != negated && alive[base &+ offset] { keys.append(ObjectKey(Int64(base &+ offset))) }
+                }
+            }
+            return
+        }
+        for (offset, end) in ends.enumerated() {
+            let value = UnsafeRawBufferPointer(rebasing: bytes[start..<Int(end)])
+            start = Int(end)
+            if wanted.passes(value) && alive[base &+ offset] { keys.append(ObjectKey(Int64(base &+ offset))) }
+        }
     }
 }
 
