@@ -2,9 +2,10 @@
 ///
 /// A value with no heap storage for none or one link (most objects have at
 /// most one: a dog in its owner's list, an embedded object in its parent);
-/// two or more are held in an array: of object keys alone (8 bytes a link)
-/// when they all come from one property of one class (the owner of many
-/// dogs, linked by `Dog.owner`), of whole links otherwise.
+/// two or more are held in an array: of object keys alone (``PackedKeys``:
+/// a byte a link for keys close together) when they all come from one
+/// property of one class (the owner of many dogs, linked by `Dog.owner`),
+/// of whole links otherwise.
 struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArrayLiteral {
     /// Normalized: `.uniform` and `.many` always hold two links or more,
     /// `.uniform` exactly when they share origin and property, so that
@@ -13,7 +14,7 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
         case none
         case one(Backlink)
         /// Two links or more from one property of one class: their keys.
-        case uniform(origin: TableKey, property: Int, keys: [Int64])
+        case uniform(origin: TableKey, property: Int, keys: PackedKeys)
         /// Two links or more from different classes or properties.
         case many([Backlink])
     }
@@ -37,7 +38,7 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
         storage = .many(links)
     }
 
-    fileprivate init(origin: TableKey, property: Int, keys: [Int64]) {
+    fileprivate init(origin: TableKey, property: Int, keys: PackedKeys) {
         precondition(keys.count >= 2, "a backlink list of \(keys.count) held as many")
         storage = .uniform(origin: origin, property: property, keys: keys)
     }
@@ -47,7 +48,7 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
         guard let first = links.first else { return .none }
         guard links.count > 1 else { return .one(first) }
         guard links.allSatisfy({ $0.origin == first.origin && $0.property == first.property }) else { return .many(links) }
-        return .uniform(origin: first.origin, property: first.property, keys: links.map(\.key.rawValue))
+        return .uniform(origin: first.origin, property: first.property, keys: PackedKeys(links.lazy.map(\.key.rawValue)))
     }
 
     var startIndex: Int { 0 }
@@ -86,9 +87,8 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
         case .uniform(let origin, let property, var keys):
             storage = .none  // so that `keys` is uniquely referenced
             if origin == link.origin && property == link.property {
-                // Grown by half, not doubled, so that less room is left
-                // unused: an owner of ten holds room for 13 keys, not 16.
-                if keys.count == keys.capacity { keys.reserveCapacity(keys.count + Swift.max(2, keys.count / 2)) }
+                // (The keys grow by half, not doubling, so that less room
+                // is left unused.)
                 keys.append(link.key.rawValue)
                 storage = .uniform(origin: origin, property: property, keys: keys)
             } else {
@@ -109,11 +109,9 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
     mutating func append(origin: TableKey, property: Int, keys: some Collection<Int64>) {
         switch storage {
         case .none where keys.count >= 2:
-            storage = .uniform(origin: origin, property: property, keys: Array(keys))
+            storage = .uniform(origin: origin, property: property, keys: PackedKeys(keys))
         case .uniform(let o, let p, var held) where o == origin && p == property:
             storage = .none  // so that `held` is uniquely referenced
-            // Grown by half at least, as ``append(_:)`` grows.
-            if held.count + keys.count > held.capacity { held.reserveCapacity(Swift.max(held.count + keys.count, held.count + held.count / 2)) }
             held.append(contentsOf: keys)
             storage = .uniform(origin: origin, property: property, keys: held)
         default:
@@ -128,7 +126,7 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
         guard let next = iterator.next() else { return }
         guard let second = iterator.next() else { return append(next) }
         var origin = next.origin, property = next.property
-        var keys: [Int64]?
+        var keys: PackedKeys?
         var mixed: [Backlink]?
         switch storage {
         case .none: keys = []
@@ -203,7 +201,7 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
     }
 
     /// The origin, property and keys of two links or more from one property of one class.
-    fileprivate var uniformLinks: (origin: TableKey, property: Int, keys: [Int64])? {
+    fileprivate var uniformLinks: (origin: TableKey, property: Int, keys: PackedKeys)? {
         if case .uniform(let origin, let property, let keys) = storage { return (origin, property, keys) }
         return nil
     }
@@ -260,7 +258,7 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
         /// The links of the slots marked many, by index in the leaf.
         var overflow: [UInt16: [Backlink]] = [:]
         /// The keys of the links of the slots marked uniform, by index in the leaf.
-        var keyOverflow: [UInt16: [Int64]] = [:]
+        var keyOverflow: [UInt16: PackedKeys] = [:]
 
         init(count: Int) {
             cells = ContiguousArray(repeating: .empty, count: count)
