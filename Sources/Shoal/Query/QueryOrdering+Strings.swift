@@ -18,16 +18,23 @@ extension OrderingStep {
         let strings = column.bytes
         // Every element's bytes copied into one buffer, so that comparing
         // two reads one pointer, not two leaves through their arrays.
-        var flat: [UInt8] = []
-        flat.reserveCapacity(elements.count * 16)
-        // Each element's bytes in `flat`, by position.
-        var entries: [(start: Int, count: Int)] = []
-        entries.reserveCapacity(elements.count)
-        for element in elements {
-            guard case .link(let link) = element, link.table == step.table, link.key.slot < strings.count else { return nil }
-            let bytes = strings.unsafeBytes(link.key.slot)
-            entries.append((flat.count, bytes.count))
-            flat.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
+        // (Both bound as constants once filled: the closures below read
+        // them per comparison, and a captured variable is checked for
+        // exclusive access on every read.)
+        let flat: [UInt8], entries: [(start: Int, count: Int)]
+        do {
+            var bytesSoFar: [UInt8] = []
+            bytesSoFar.reserveCapacity(elements.count * 16)
+            // Each element's bytes in `flat`, by position.
+            var entriesSoFar: [(start: Int, count: Int)] = []
+            entriesSoFar.reserveCapacity(elements.count)
+            for element in elements {
+                guard case .link(let link) = element, link.table == step.table, link.key.slot < strings.count else { return nil }
+                let bytes = strings.unsafeBytes(link.key.slot)
+                entriesSoFar.append((bytesSoFar.count, bytes.count))
+                bytesSoFar.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
+            }
+            (flat, entries) = (bytesSoFar, entriesSoFar)
         }
         let ascending = key.ascending
         // (Every string empty: all equal, in their order.)

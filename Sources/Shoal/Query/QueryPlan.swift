@@ -227,11 +227,12 @@ struct QueryPlan {
             keys = Self.inTableOrder(values.compactMap { storage.primaryIndex?[$0] })
         case .index(let property, let values):
             let index = storage.secondaryIndex(property)
-            let buckets = values.compactMap { index?[$0] }
-            var all: [ObjectKey] = []
-            for bucket in buckets { bucket.appendKeys(to: &all) }
-            // A bucket is in table order already.
-            keys = buckets.count == 1 ? all : Self.inTableOrder(all)
+            // Each bucket is in table order already: merged, not sorted.
+            keys = Self.merged(values.compactMap { index?[$0] }.map { bucket in
+                var keys: [ObjectKey] = []
+                bucket.appendKeys(to: &keys)
+                return keys
+            })
         case .objects(let objects):
             keys = objects
         case .scan:
@@ -253,6 +254,41 @@ struct QueryPlan {
         guard !tests.isEmpty else { return keys }
         let predicate: CompiledPredicate = tests.count == 1 ? tests[0] : .and(tests)
         return keys.filter { evaluator.matches(predicate, .link(Link(table: table, key: $0))) }
+    }
+
+    /// The keys of `runs`, each ascending, in one ascending run, each key
+    /// once (an `IN` list may name a bucket twice): merged in pairs, so
+    /// that every key is moved a number of times logarithmic in the runs.
+    static func merged(_ runs: [[ObjectKey]]) -> [ObjectKey] {
+        var runs = runs
+        while runs.count > 1 {
+            var next: [[ObjectKey]] = []
+            next.reserveCapacity((runs.count + 1) / 2)
+            for pair in stride(from: 0, to: runs.count, by: 2) {
+                next.append(pair + 1 < runs.count ? merge(runs[pair], runs[pair + 1]) : runs[pair])
+            }
+            runs = next
+        }
+        return runs.first ?? []
+    }
+
+    /// Two ascending runs of keys in one, a key in both kept once.
+    private static func merge(_ a: [ObjectKey], _ b: [ObjectKey]) -> [ObjectKey] {
+        var out: [ObjectKey] = []
+        out.reserveCapacity(a.count + b.count)
+        var i = 0, j = 0
+        while i < a.count && j < b.count {
+            if a[i] < b[j] {
+                out.append(a[i]); i += 1
+            } else if b[j] < a[i] {
+                out.append(b[j]); j += 1
+            } else {
+                out.append(a[i]); i += 1; j += 1
+            }
+        }
+        out.append(contentsOf: a[i...])
+        out.append(contentsOf: b[j...])
+        return out
     }
 
     /// `keys` sorted, each once (an `IN` list may name a value twice).

@@ -213,5 +213,18 @@ extension QueryTests {
             c.rhs = .constant(.null)
             #expect(QueryPlan(table: table, predicate: .comparison(c), snapshot: snapshot).explanation.hasPrefix("scan Reading"))
         }
+
+        @Test("index buckets are merged into one run in table order, each key once, as sorting them would give")
+        func mergedBuckets() {
+            var rng = SeededRandom(seed: 12)
+            for _ in 0..<200 {
+                let runs = (0..<Int.random(in: 0...6, using: &rng)).map { _ in
+                    Array(Set((0..<Int.random(in: 0...40, using: &rng)).map { _ in Int64.random(in: 0...60, using: &rng) })).sorted().map(ObjectKey.init)
+                }
+                // A run named twice, as `IN {3, 3}` names a bucket twice.
+                let named = runs.isEmpty ? runs : runs + [runs[0]]
+                #expect(QueryPlan.merged(named) == Array(Set(named.joined())).sorted())
+            }
+        }
     }
 }
