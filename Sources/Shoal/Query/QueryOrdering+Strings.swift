@@ -70,7 +70,13 @@ extension OrderingStep {
                     }
                 }
             }
-            Self.radixSort(&pairs)
+            // A radix sort costs its passes whatever the run's size: small
+            // runs (the strings that share a prefix) compare instead.
+            if pairs.count < 64 {
+                pairs.sort { ($0.key, $0.position) < ($1.key, $1.position) }
+            } else {
+                Self.radixSort(&pairs)
+            }
             var start = 0
             while start < pairs.count {
                 var end = start + 1
@@ -93,20 +99,23 @@ extension OrderingStep {
     }
 
     /// Sorts `pairs` by key, stably: a least-significant-byte-first radix
-    /// sort, a byte a pass, skipping a byte every key shares.
+    /// sort, a byte a pass, skipping each byte every key shares (found in
+    /// one pass first).
     static func radixSort(_ pairs: inout [(key: UInt64, position: Int32)]) {
         let n = pairs.count
         guard n > 1 else { return }
+        // The bits in which some key differs from the first.
+        let varying = pairs.withUnsafeBufferPointer { pairs in
+            pairs.reduce(UInt64(0)) { $0 | ($1.key ^ pairs[0].key) }
+        }
         var scratch = pairs
         var counts = [Int](repeating: 0, count: 257)
         counts.withUnsafeMutableBufferPointer { counts in
-            for shift in stride(from: UInt64(0), to: 64, by: 8) {
+            for shift in stride(from: UInt64(0), to: 64, by: 8) where (varying &>> shift) & 0xff != 0 {
                 for b in 0..<257 { counts[b] = 0 }
                 pairs.withUnsafeBufferPointer { from in
                     for pair in from { counts[Int((pair.key &>> shift) & 0xff) &+ 1] &+= 1 }
                 }
-                // One bucket holding everything: this byte orders nothing.
-                if counts.contains(n) { continue }
                 for b in 1..<257 { counts[b] &+= counts[b &- 1] }
                 pairs.withUnsafeBufferPointer { from in
                     scratch.withUnsafeMutableBufferPointer { to in
