@@ -63,7 +63,18 @@ struct PackedKeys: RandomAccessCollection, Hashable, Sendable, ExpressibleByArra
         let width = self.width
         // Grown by half, not doubled, so that little room is left unused.
         if bytes.count + width > bytes.capacity { bytes.reserveCapacity(Swift.max(bytes.count + width, bytes.count + bytes.count / 2)) }
-        withUnsafeBytes(of: difference.littleEndian) { bytes.append(contentsOf: $0.prefix(width)) }
+        appendBytes(of: difference, width: width)
+    }
+
+    /// Appends the low `width` bytes of `difference`, little-endian.
+    private mutating func appendBytes(of difference: Int64, width: Int) {
+        if width == 1 {
+            bytes.append(UInt8(truncatingIfNeeded: difference))
+            return
+        }
+        withUnsafeBytes(of: difference.littleEndian) { raw in
+            bytes.append(contentsOf: UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: width))
+        }
     }
 
     mutating func append(contentsOf keys: some Sequence<Int64>) {
@@ -76,7 +87,7 @@ struct PackedKeys: RandomAccessCollection, Hashable, Sendable, ExpressibleByArra
         shift = newShift
         bytes = []
         bytes.reserveCapacity(keys.count << Int(newShift) + (1 << Int(newShift)))
-        for key in keys { withUnsafeBytes(of: (key &- reference).littleEndian) { bytes.append(contentsOf: $0.prefix(1 << Int(newShift))) } }
+        for key in keys { appendBytes(of: key &- reference, width: 1 << Int(newShift)) }
     }
 
     @discardableResult
