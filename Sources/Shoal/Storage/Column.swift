@@ -1,9 +1,11 @@
 import Foundation
 
 /// The values of one stored single-valued property, one per slot, typed by
-/// the property: fixed-width values in ``Chunks`` for numbers, booleans,
-/// dates, object ids, UUIDs, decimals and links (object keys, `-1` for
-/// null), UTF-8 bytes plus offsets in ``ByteChunks`` for strings and data,
+/// the property: integers and links (object keys, `-1` for null) in
+/// ``IntChunks``, whose full leaves take the fewest bytes their values
+/// need, other fixed-width values in ``Chunks`` (doubles, dates, booleans,
+/// object ids, UUIDs, decimals), UTF-8 bytes plus offsets in
+/// ``ByteChunks`` for strings and data,
 /// tagged ``Value``s only for `AnyRealmValue`. Nulls of the other kinds
 /// live in a validity vector, made when the first null is stored (a
 /// required property holds one only in deleted slots).
