@@ -311,14 +311,27 @@ extension ChangeRecordCodec {
             var failure: DecodingFailure?
             let leaf = ContiguousArray<Int64>(unsafeUninitializedCapacity: n) { buffer, initialized in
                 buffer.withMemoryRebound(to: UInt64.self) { raw in
+                    let start = r.offset
                     do throws(DecodingFailure) {
-                        let start = r.offset
                         try r.varints(into: raw)
                         try convert(raw, start, r)
-                        initialized = n
                     } catch {
-                        failure = error
+                        // Damage in this leaf: read it again a value at a
+                        // time, converting each, so that the damage first
+                        // in the payload is the one reported.
+                        r.move(to: start)
+                        do throws(DecodingFailure) {
+                            for i in raw.indices {
+                                let at = r.offset
+                                raw[i] = try r.varint()
+                                try convert(UnsafeMutableBufferPointer(rebasing: raw[i..<(i + 1)]), at, r)
+                            }
+                        } catch {
+                            failure = error
+                            return
+                        }
                     }
+                    initialized = n
                 }
             }
             if let failure { throw failure }

@@ -192,6 +192,24 @@ import Testing
         #expect(error?.offset == offset)
     }
 
+    @Test("a bad link ref before the payload's end is reported first, as reading ref by ref finds it")
+    func firstDamageInLinkColumn() {
+        var offset = 0
+        var bytes = payload { w, p in
+            guard p == owner else { return false }
+            w.byte(4); w.varint(Int(schema.tableByName["Person"]!.rawValue))
+            w.varint(0)
+            offset = w.bytes.count
+            w.varint(UInt64.max)
+            return true
+        }
+        // The third ref and every column after it cut off.
+        bytes.removeSubrange((offset + 10)...)
+        let error = failure(bytes)
+        #expect(error?.reason.contains("link key out of range") == true, "\(String(describing: error))")
+        #expect(error?.offset == offset)
+    }
+
     @Test("a column of the wrong kind for its property is refused at the column's offset, naming the property")
     func wrongKinds() {
         // Ints for a string property.
