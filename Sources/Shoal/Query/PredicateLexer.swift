@@ -21,6 +21,28 @@ struct PredicateLexer {
     }
 
     /// All tokens of `source`, ending with an `.end` token.
+    /// The tokens of formats read lately, by format: a query run again with
+    /// new arguments (the same format string, as in a loop) is not read
+    /// again. Emptied when it reaches ``tokenCacheCapacity`` formats, so
+    /// that formats made anew each time cannot grow it without bound.
+    private static let tokenCache = Locked<[String: [PredicateToken]]>([:])
+    static let tokenCacheCapacity = 256
+
+    /// ``tokenize(_:)``'s tokens for `source`, from the cache when it was
+    /// read lately. Only formats that read without error are kept.
+    static func cachedTokens(_ source: String) throws(PredicateFormatError) -> [PredicateToken] {
+        if let tokens = tokenCache.withLock({ $0[source] }) { return tokens }
+        let tokens = try tokenize(source)
+        tokenCache.withLock { cache in
+            if cache.count >= tokenCacheCapacity { cache.removeAll(keepingCapacity: true) }
+            cache[source] = tokens
+        }
+        return tokens
+    }
+
+    /// The number of formats whose tokens are cached (for tests).
+    static var cachedFormatCount: Int { tokenCache.withLock { $0.count } }
+
     static func tokenize(_ source: String) throws(PredicateFormatError) -> [PredicateToken] {
         var lexer = PredicateLexer(source)
         var tokens: [PredicateToken] = []

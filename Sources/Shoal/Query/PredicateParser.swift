@@ -40,7 +40,7 @@ struct PredicateParser {
 
     /// Lexes `format`, binds its placeholders to `arguments` and parses it.
     static func parse(_ format: String, arguments: [Any] = []) throws(PredicateFormatError) -> PredicateTree {
-        let tokens = try PredicateArguments.bind(PredicateLexer.tokenize(format), to: arguments)
+        let tokens = try PredicateArguments.bind(PredicateLexer.cachedTokens(format), to: arguments)
         var parser = PredicateParser(tokens: tokens)
         return try parser.parsePredicate()
     }

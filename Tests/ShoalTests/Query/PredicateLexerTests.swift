@@ -235,5 +235,23 @@ extension QueryTests {
             #expect(error.position == position)
             #expect(error.token == token)
         }
+
+        @Test("cached tokens are the lexer's; a format that fails is not kept; the cache stays bounded; arguments bind anew each time")
+        func tokenCache() throws {
+            let format = "name == '\(UUID().uuidString)' AND age BETWEEN {%d, %d}"
+            let first = try PredicateLexer.cachedTokens(format)
+            #expect(first == (try PredicateLexer.tokenize(format)))
+            #expect((try PredicateLexer.cachedTokens(format)) == first)
+            let bad = "name == 'unterminated \(UUID().uuidString)"
+            let errors = (0..<2).map { _ -> PredicateFormatError? in
+                do throws(PredicateFormatError) { _ = try PredicateLexer.cachedTokens(bad); return nil } catch { return error }
+            }
+            #expect(errors[0] != nil && errors[0] == errors[1])
+            for i in 0..<(PredicateLexer.tokenCacheCapacity + 10) { _ = try PredicateLexer.cachedTokens("age == \(i) AND name != 'many \(i)'") }
+            #expect(PredicateLexer.cachedFormatCount <= PredicateLexer.tokenCacheCapacity)
+            // One format, two sets of arguments: each parse binds its own.
+            let a = try PredicateFormat("age BETWEEN {%d, %d}", 1, 2), b = try PredicateFormat("age BETWEEN {%d, %d}", 7, 9)
+            #expect(a.description == "age BETWEEN {1, 2}" && b.description == "age BETWEEN {7, 9}")
+        }
     }
 }
