@@ -201,21 +201,54 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
         self.reusable = instance != nil && Element.self is Object.Type ? instance!.coordinator.accessorsReusable : nil
     }
 
+    /// The next element.
+    ///
+    /// Inlinable so that, specialized for an object class, handing out a
+    /// reused accessor is a plain retain rather than a generic copy.
+    @inlinable
     public mutating func next() -> Element? {
+        if Element.self is Object.Type {
+            let step = nextAccessor()
+            // An object of the class `Element` is or is a superclass of.
+            if let object = step.object { return unsafeBitCast(object, to: Element.self) }
+            if step.isEnd { return nil }
+        }
+        return nextElement()
+    }
+
+    /// What ``nextAccessor()`` found.
+    @usableFromInline
+    struct AccessorStep {
+        /// The next element, a reused accessor pointed at it.
+        @usableFromInline let object: Object?
+        /// Whether no element is left.
+        @usableFromInline let isEnd: Bool
+    }
+
+    /// The next element when the last accessor can be re-pointed at it
+    /// (stepping past it); otherwise nothing, and ``nextElement()`` makes it.
+    @usableFromInline
+    mutating func nextAccessor() -> AccessorStep {
+        guard let instance else { return AccessorStep(object: nil, isEnd: false) }
+        guard position < values.count else { return AccessorStep(object: nil, isEnd: true) }
+        guard let reusable, case .link(let link) = values[position], reusable[link.table.index],
+            isKnownUniquelyReferenced(&lastAccessor), lastAccessor.unsafelyUnwrapped.repoint(to: link.table, link.key, in: instance)
+        else { return AccessorStep(object: nil, isEnd: false) }
+        position += 1
+        return AccessorStep(object: lastAccessor.unsafelyUnwrapped, isEnd: false)
+    }
+
+    /// The next element, made (or read) rather than reused.
+    @usableFromInline
+    mutating func nextElement() -> Element? {
         if let instance {
             guard position < values.count else { return nil }
             defer { position += 1 }
             let value = values[position]
-            guard let reusable, case .link(let link) = value, reusable[link.table.index] else {
-                return Element.fromValue(value, instance)
-            }
-            if isKnownUniquelyReferenced(&lastAccessor), lastAccessor.unsafelyUnwrapped.repoint(to: link.table, link.key, in: instance) {
-                // An object of `link.table`'s class, which `Element` is or
-                // is a superclass of (it was made as one).
-                return unsafeBitCast(lastAccessor.unsafelyUnwrapped, to: Element.self)
-            }
             let element = Element.fromValue(value, instance)
-            lastAccessor = unsafeDowncast(unsafeBitCast(element, to: AnyObject.self), to: Object.self)
+            if let reusable, case .link(let link) = value, reusable[link.table.index] {
+                lastAccessor = unsafeDowncast(unsafeBitCast(element, to: AnyObject.self), to: Object.self)
+            }
             return element
         }
         guard position < elements.count else { return nil }
