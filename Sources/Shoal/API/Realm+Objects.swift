@@ -76,17 +76,13 @@ extension Realm {
     public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
         instance.verifyThread()
         let table = instance.tableKey(for: type)
-        let plan = instance.coordinator.addPlans[table.index]
+        let plan = instance.coordinator.plans[table.index]
         guard let pk = plan.primaryKeyProperty else {
             shoalPrecondition(ShoalError(.missingPrimaryKey, "'\(plan.className)' does not have a primary key",
                 context: ["class": plan.className]))
         }
         do {
-            // An `Int` key for an int primary key, the commonest, without
-            // boxing the key to coerce it.
-            let value = KeyType.self == Int.self && pk.type == .int
-                ? Value.int(Int64(unsafeBitCast(key, to: Int.self)))
-                : try ValueCoercion.value(key, for: pk, className: plan.className, realm: nil, update: .error)
+            let value = try ValueCoercion.value(key: key, for: pk, className: plan.className)
             guard let objectKey = instance.current.object(table, primaryKey: value) else { return nil }
             return instance.accessor(Link(table: table, key: objectKey)) as? Element
         } catch { shoalPrecondition(error) }

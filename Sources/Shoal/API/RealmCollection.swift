@@ -183,9 +183,9 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
     let elements: [Element]
     let instance: RealmInstance?
     var position = 0
-    /// Whether each table's accessors may be reused, when elements are
-    /// objects; `nil` otherwise.
-    private let reusable: [Bool]?
+    /// Each table's plan (which says whether its accessors may be reused),
+    /// when elements are objects; `nil` otherwise.
+    private let plans: [TablePlan]?
     /// The accessor last handed out, when its class allows reuse: if
     /// nothing else holds it when the next element is asked for (the loop
     /// body let it go), it is pointed at the next object instead of a new
@@ -198,7 +198,7 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
         self.values = values
         self.elements = elements
         self.instance = instance
-        self.reusable = instance != nil && Element.self is Object.Type ? instance!.coordinator.accessorsReusable : nil
+        self.plans = instance != nil && Element.self is Object.Type ? instance!.coordinator.plans : nil
     }
 
     /// The next element.
@@ -231,7 +231,7 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
     mutating func nextAccessor() -> AccessorStep {
         guard let instance else { return AccessorStep(object: nil, isEnd: false) }
         guard position < values.count else { return AccessorStep(object: nil, isEnd: true) }
-        guard let reusable, case .link(let link) = values[position], reusable[link.table.index],
+        guard let plans, case .link(let link) = values[position], plans[link.table.index].accessorsReusable,
             isKnownUniquelyReferenced(&lastAccessor), lastAccessor.unsafelyUnwrapped.repoint(to: link.table, link.key, in: instance)
         else { return AccessorStep(object: nil, isEnd: false) }
         position += 1
@@ -246,7 +246,7 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
             defer { position += 1 }
             let value = values[position]
             let element = Element.fromValue(value, instance)
-            if let reusable, case .link(let link) = value, reusable[link.table.index] {
+            if let plans, case .link(let link) = value, plans[link.table.index].accessorsReusable {
                 lastAccessor = unsafeDowncast(unsafeBitCast(element, to: AnyObject.self), to: Object.self)
             }
             return element

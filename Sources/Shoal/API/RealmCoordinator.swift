@@ -18,13 +18,8 @@ final class RealmCoordinator: @unchecked Sendable {
     let schema: Schema
     /// The Swift class for each table, by table index.
     let classes: [Object.Type]
-    /// Whether each class, by table index, declares linking objects in the
-    /// legacy form that accessors bind after construction.
-    let hasLegacyLinkingObjects: [Bool]
-    /// Whether each class's accessors may be reused (``ClassInfo/accessorsReusable``), by table index.
-    let accessorsReusable: [Bool]
-    /// How `add` fills an object of each class, by table index.
-    let addPlans: [AddPlan]
+    /// What is worked out once for each class, by table index.
+    let plans: [TablePlan]
     /// The table of each class, by the class's identity.
     private let tableByType: [ObjectIdentifier: TableKey]
     private let state: Locked<State>
@@ -57,9 +52,7 @@ final class RealmCoordinator: @unchecked Sendable {
             ordered.append(type)
         }
         self.classes = ordered
-        self.hasLegacyLinkingObjects = ordered.map { !ClassRegistry.info(for: $0).legacyLinkingObjects.isEmpty }
-        self.accessorsReusable = ordered.map { ClassRegistry.info(for: $0).accessorsReusable }
-        self.addPlans = zip(snapshot.schema.objectSchema, ordered).map { AddPlan($0, info: ClassRegistry.info(for: $1)) }
+        self.plans = zip(snapshot.schema.objectSchema, ordered).map { TablePlan($0, info: ClassRegistry.info(for: $1)) }
         self.tableByType = tables
         self.log = log
         self.configuration = configuration
@@ -251,10 +244,11 @@ private struct WeakCoordinator {
     weak var value: RealmCoordinator?
 }
 
-/// How ``RealmInstance/add(_:update:into:)`` fills an object of one class,
-/// worked out once per table from its schema rather than read from a copy
-/// of the schema for every object added.
-final class AddPlan: Sendable {
+/// What is worked out once per table from its class and schema, rather
+/// than read from a copy of the schema on every use: how
+/// ``RealmInstance/add(_:update:into:)`` fills an object, what a look-up by
+/// primary key coerces its key to, and how accessors are made.
+final class TablePlan: Sendable {
     /// The number of stored properties (they come first in a schema).
     let storedCount: Int
     /// Whether each stored property is set apart from the plain values:
@@ -272,11 +266,19 @@ final class AddPlan: Sendable {
     /// The class's name, for messages.
     let className: String
     /// The class's wrapper offsets, where reflection confirmed them
-    /// (``ClassInfo/confirmedOffsets``), to read an object's boxes at.
+    /// (``ClassInfo/confirmedOffsets``), to read an object's boxes at and to
+    /// tell an accessor's wrappers their properties.
     let boxOffsets: [Int]?
+    /// Whether the class's accessors may be reused (``ClassInfo/accessorsReusable``).
+    let accessorsReusable: Bool
+    /// Whether the class declares linking objects in the legacy form,
+    /// which accessors bind after construction.
+    let hasLegacyLinkingObjects: Bool
 
     init(_ schema: ObjectSchema, info: ClassInfo) {
         boxOffsets = info.confirmedOffsets
+        accessorsReusable = info.accessorsReusable
+        hasLegacyLinkingObjects = !info.legacyLinkingObjects.isEmpty
         let stored = 0..<schema.storedCount
         let deferred = stored.map { i in
             schema.properties[i].collection != .none || schema.properties[i].type == .object || schema.properties[i].type == .any

@@ -14,8 +14,9 @@ extension RealmInstance {
         let ref = ObjectRef(realm: self, table: link.table, key: link.key, generation: generation)
         let object = AccessorConstruction.constructing(UnretainedObjectRef(ref)) { type.init() }
         object.ref = ref
-        ClassRegistry.markManaged(object, offsets: coordinator.addPlans[link.table.index].boxOffsets)
-        if coordinator.hasLegacyLinkingObjects[link.table.index] {
+        let plan = coordinator.plans[link.table.index]
+        ClassRegistry.markManaged(object, offsets: plan.boxOffsets)
+        if plan.hasLegacyLinkingObjects {
             let info = ClassRegistry.info(for: type)
             let children = ClassRegistry.children(of: object)
             for (label, property) in info.legacyLinkingObjects {
@@ -86,7 +87,7 @@ extension RealmInstance {
         let tx = requireWrite()
         let type = Swift.type(of: object)
         let table = tableKey(for: type)
-        let plan = coordinator.addPlans[table.index]
+        let plan = coordinator.plans[table.index]
         let boxes = ClassRegistry.boxReader(of: object, offsets: plan.boxOffsets)
         func storedValue(_ index: Int) -> Value { boxes[index]?.storedValue(self) ?? .null }
         // Stored properties come first in a schema.
@@ -184,7 +185,7 @@ extension RealmInstance {
             throw ShoalError(.missingPrimaryKey, "Missing value for primary key property '\(schema.className).\(schema.properties[pk].name)'.",
                 context: ["class": schema.className])
         }
-        let (key, _) = upsert(tx, table, values: values, given: { scalarGiven.contains($0) }, update: update, primaryKey: coordinator.addPlans[table.index].primaryKey)
+        let (key, _) = upsert(tx, table, values: values, given: { scalarGiven.contains($0) }, update: update, primaryKey: coordinator.plans[table.index].primaryKey)
         let ref = ObjectRef(realm: self, table: table, key: key, generation: generation)
         for (i, item) in given.sorted(by: { $0.key < $1.key }) {
             let property = schema.properties[i]

@@ -4,6 +4,17 @@ import Foundation
 /// and the by-name subscript) into stored values for a property, with
 /// Realm's messages for wrong types and nulls.
 enum ValueCoercion {
+    /// The stored value of a key of a type known where it is called (a
+    /// primary key to look up): what ``value(_:for:className:realm:update:copying:)``
+    /// gives with no Realm and no update.
+    static func value<Key>(key: Key, for property: Property, className: String) throws(ShoalError) -> Value {
+        // A plain `Int` or `String` for a property of that type, the
+        // commonest keys, converted without boxing them as `Any`.
+        if Key.self == Int.self, property.type == .int { return .int(Int64(unsafeBitCast(key, to: Int.self))) }
+        if Key.self == String.self, property.type == .string { return .string(unsafeBitCast(key, to: String.self)) }
+        return try value(key, for: property, className: className, realm: nil, update: .error)
+    }
+
     /// The stored value for a single-valued property (or a collection element
     /// when `property` describes the element).
     ///

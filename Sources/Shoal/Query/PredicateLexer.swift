@@ -20,7 +20,6 @@ struct PredicateLexer {
         scalars = Array(source.unicodeScalars)
     }
 
-    /// All tokens of `source`, ending with an `.end` token.
     /// The tokens of formats read lately, by format: a query run again with
     /// new arguments (the same format string, as in a loop) is not read
     /// again. Emptied when it reaches ``tokenCacheCapacity`` formats, so
@@ -43,6 +42,7 @@ struct PredicateLexer {
     /// The number of formats whose tokens are cached (for tests).
     static var cachedFormatCount: Int { tokenCache.withLock { $0.count } }
 
+    /// All tokens of `source`, ending with an `.end` token.
     static func tokenize(_ source: String) throws(PredicateFormatError) -> [PredicateToken] {
         var lexer = PredicateLexer(source)
         var tokens: [PredicateToken] = []
