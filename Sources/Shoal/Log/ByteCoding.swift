@@ -250,6 +250,69 @@ struct ByteReader {
         return (start, from..<offset)
     }
 
+    /// Reads `count` length-prefixed byte strings at once: one array of
+    /// exactly their bytes, and where each ends in it. Reads what `count`
+    /// calls of ``lengthPrefixed()`` would, with the same failures at the
+    /// same offsets, but one-byte prefixes (strings under 128 bytes) in one
+    /// loop over the payload, and the bytes copied into an array of the
+    /// right size. Nothing of the bytes is checked.
+    mutating func lengthPrefixedRun(_ count: Int) throws(DecodingFailure) -> (bytes: ContiguousArray<UInt8>, ends: ContiguousArray<UInt32>) {
+        let start = offset
+        var ends = ContiguousArray<UInt32>(repeating: 0, count: count)
+        var total = 0
+        var done = 0
+        while done < count {
+            // As many one-byte prefixes as the loop can take.
+            let (next, stepped, sum) = bytes.withUnsafeBufferPointer { payload in
+                ends.withUnsafeMutableBufferPointer { ends -> (Int, Int, Int) in
+                    var at = offset, i = done, total = total
+                    while i < count, at < payload.count {
+                        let n = Int(payload[at])
+                        guard n < 0x80, n < payload.count - at, total + n <= Int(UInt32.max) else { break }
+                        at += 1 + n
+                        total += n
+                        ends[i] = UInt32(truncatingIfNeeded: total)
+                        i += 1
+                    }
+                    return (at, i, total)
+                }
+            }
+            offset = next
+            done = stepped
+            total = sum
+            guard done < count else { break }
+            // A longer prefix, or one that fails: as `lengthPrefixed()` reads it.
+            let string = try lengthPrefixed()
+            total += string.range.count
+            guard total <= Int(UInt32.max) else {
+                throw DecodingFailure(offset: string.start, reason: "\(total) bytes of strings in one leaf, over \(UInt32.max)")
+            }
+            ends[done] = UInt32(truncatingIfNeeded: total)
+            done += 1
+        }
+        // Then the bytes, the prefixes (all read and checked above) walked again.
+        let copied = ContiguousArray<UInt8>(unsafeUninitializedCapacity: total) { buffer, initialized in
+            bytes.withUnsafeBufferPointer { payload in
+                var at = start, written = 0
+                for _ in 0..<count {
+                    var n = 0, shift = 0
+                    while true {
+                        let b = payload[at]
+                        at += 1
+                        n |= Int(b & 0x7F) << shift
+                        if b < 0x80 { break }
+                        shift += 7
+                    }
+                    if n > 0 { (buffer.baseAddress! + written).initialize(from: payload.baseAddress! + at, count: n) }
+                    at += n
+                    written += n
+                }
+            }
+            initialized = total
+        }
+        return (copied, ends)
+    }
+
     /// `input` as a `String` if it is valid UTF-8. ASCII needs no further
     /// check; otherwise a repair of invalid input changes the bytes, so
     /// comparing them back is the validation.

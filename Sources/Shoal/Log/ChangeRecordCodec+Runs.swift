@@ -212,38 +212,21 @@ extension ChangeRecordCodec {
             }
             var typed = Column(kind: .string)
             var done = 0
-            var ranges = ContiguousArray<(start: Int, range: Range<Int>)>()
             while done < count {
                 let n = Swift.min(Chunks<UInt8>.width, count - done)
-                // Where each string is, then one array of exactly their
-                // bytes, copied string by string (no growing array, whose
-                // spare capacity the table would keep, and no append per
-                // string), then checked: all at once when all are ASCII,
-                // string by string otherwise.
-                ranges.removeAll(keepingCapacity: true)
-                var total = 0
-                for _ in 0..<n {
-                    let string = try r.lengthPrefixed()
-                    ranges.append(string)
-                    total += string.range.count
-                }
-                var ends = ContiguousArray<UInt32>()
-                ends.reserveCapacity(n)
-                let bytes = r.withPayload { payload in
-                    ContiguousArray<UInt8>(unsafeUninitializedCapacity: total) { buffer, initialized in
-                        var at = 0
-                        for (_, range) in ranges {
-                            if !range.isEmpty {
-                                (buffer.baseAddress! + at).initialize(from: payload.baseAddress! + range.lowerBound, count: range.count)
-                            }
-                            at += range.count
-                            ends.append(UInt32(at))
-                        }
-                        initialized = at
-                    }
-                }
+                // A leaf of strings at once, in one array of exactly their
+                // bytes (no growing array, whose spare capacity the table
+                // would keep), then checked: all at once when all are
+                // ASCII, string by string otherwise.
+                let start = r.offset
+                let (bytes, ends) = try r.lengthPrefixedRun(n)
                 if !bytes.withUnsafeBufferPointer(ByteReader.isASCII) {
-                    for (start, range) in ranges { try r.checkUTF8(range, prefixAt: start) }
+                    var again = r
+                    again.move(to: start)
+                    for _ in 0..<n {
+                        let string = try again.lengthPrefixed()
+                        try again.checkUTF8(string.range, prefixAt: string.start)
+                    }
                 }
                 typed.appendBytes(bytes, ends: ends)
                 done += n

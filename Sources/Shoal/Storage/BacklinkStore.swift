@@ -217,17 +217,23 @@ struct Backlinks: RandomAccessCollection, Hashable, Sendable, ExpressibleByArray
 /// Sparse by leaf: a leaf of ``width`` slots none of which is linked takes
 /// no memory, so the slots of deleted objects (which are never reused) and
 /// classes nothing links to cost nothing. A linked leaf holds one 16-byte
-/// cell per slot, with no reference to count: empty, the one link, or a
-/// mark that the slot's two links or more are in the leaf's overflow.
+/// cell per slot, with no reference to count: empty, the one link, links
+/// from one property with consecutive keys (a person's dogs, added in
+/// order), or a mark that the slot's two links or more are in the leaf's
+/// overflow.
 ///
 /// Copy-on-write like ``Chunks``: a copy shares every leaf; a change copies
 /// the list of leaves and the one leaf it touches, when they are shared.
 struct BacklinkStore: RandomAccessCollection, Sendable {
     /// One slot's links, in 16 bytes with no reference: `tag` is the
     /// origin's table key for one link (`property` its property), or one of
-    /// the marks: empty, many links in the leaf's `overflow`, or many links
+    /// the marks: empty, many links in the leaf's `overflow`, many links
     /// from one origin table (`property` their property, `key` the origin's
-    /// table key) whose keys are in the leaf's `keyOverflow`.
+    /// table key) whose keys are in the leaf's `keyOverflow`, or a run:
+    /// links from one property of one class whose keys are consecutive
+    /// (`property` the origin table in its high 16 bits and the property
+    /// in its low 16, `key` the count in its high 16 bits and the first
+    /// key in its low 48).
     private struct Cell: Sendable {
         var tag: UInt32
         var property: UInt32
@@ -238,6 +244,27 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
         static let emptyTag = UInt32.max
         static let manyTag = UInt32.max - 1
         static let uniformTag = UInt32.max - 2
+        static let runTag = UInt32.max - 3
+        /// The most links a run cell holds.
+        static let maximumRun = Int(UInt16.max)
+        /// The most links ``Leaf/put(_:_:)`` checks for a run: a list
+        /// taken out of a run cell is made again (and checked) at each put.
+        static let putRunLimit = 256
+
+        /// A run cell for links from `property` of `origin` with keys
+        /// `first ..< first + count`, or `nil` when they do not fit one.
+        static func run(origin: TableKey, property: Int, first: Int64, count: Int) -> Cell? {
+            guard count >= 2, count <= maximumRun, origin.rawValue <= UInt16.max, property >= 0, property <= Int(UInt16.max),
+                first >= 0, first < 1 << 48
+            else { return nil }
+            return Cell(tag: runTag, property: origin.rawValue << 16 | UInt32(property), key: Int64(count) << 48 | first)
+        }
+
+        /// A run cell's count, first key, origin and property.
+        var runCount: Int { Int(key >> 48) }
+        var runFirst: Int64 { key & (1 << 48 - 1) }
+        var runOrigin: TableKey { TableKey(property >> 16) }
+        var runProperty: Int { Int(property & 0xFFFF) }
 
         init(tag: UInt32, property: UInt32, key: Int64) {
             self.tag = tag
@@ -246,7 +273,7 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
         }
 
         init(_ link: Backlink) {
-            precondition(link.origin.rawValue < Self.uniformTag, "backlink from table \(link.origin) out of range")
+            precondition(link.origin.rawValue < Self.runTag, "backlink from table \(link.origin) out of range")
             self.init(tag: link.origin.rawValue, property: UInt32(link.property), key: link.key.rawValue)
         }
 
@@ -270,6 +297,7 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
             case Cell.emptyTag: 0
             case Cell.manyTag: overflow[UInt16(i)]!.count
             case Cell.uniformTag: keyOverflow[UInt16(i)]!.count
+            case Cell.runTag: cells[i].runCount
             default: 1
             }
         }
@@ -281,6 +309,9 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
             case Cell.manyTag: return Backlinks(many: overflow[UInt16(i)]!)
             case Cell.uniformTag:
                 return Backlinks(origin: TableKey(UInt32(truncatingIfNeeded: cell.key)), property: Int(cell.property), keys: keyOverflow[UInt16(i)]!)
+            case Cell.runTag:
+                return Backlinks(origin: cell.runOrigin, property: cell.runProperty,
+                    keys: PackedKeys(cell.runFirst ..< cell.runFirst + Int64(cell.runCount)))
             default: return Backlinks(one: cell.link)
             }
         }
@@ -300,6 +331,12 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
                 cells[i] = .many
                 overflow[UInt16(i)] = many
             } else if let uniform = links.uniformLinks {
+                if uniform.keys.count <= Cell.putRunLimit, uniform.keys.isConsecutive(from: uniform.keys[0]),
+                    let run = Cell.run(origin: uniform.origin, property: uniform.property, first: uniform.keys[0], count: uniform.keys.count)
+                {
+                    cells[i] = run
+                    return
+                }
                 cells[i] = Cell(tag: Cell.uniformTag, property: UInt32(uniform.property), key: Int64(uniform.origin.rawValue))
                 keyOverflow[UInt16(i)] = uniform.keys
             } else {
@@ -416,6 +453,44 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
         }
     }
 
+    /// Appends links from `property` of `origin` to the slots `slot` gives
+    /// for `items`, which must ascend (repeats allowed): to each slot, the
+    /// keys `keys` gives for its item, which must ascend strictly. Gives
+    /// the lists ``modify(ascending:slot:_:)`` would with
+    /// `Backlinks.append(origin:property:keys:)`, but stores keys that are
+    /// consecutive, in a slot that had no link, in its cell: no array, no
+    /// overflow entry (loading a person's ten dogs takes no allocation).
+    mutating func appendAscending<C: RandomAccessCollection, K: Collection<Int64>>(
+        _ items: C, origin: TableKey, property: Int, slot: (C.Element) -> Int, keys: (C.Element) -> K
+    ) {
+        var i = items.startIndex
+        while i != items.endIndex {
+            let first = slot(items[i])
+            precondition(first >= 0 && first < count, "backlink slot \(first) out of range 0..<\(count)")
+            let l = first &>> Self.bits
+            let base = l &<< Self.bits
+            var leaf = leaves[l] ?? Leaf(count: Swift.min(Self.width, count - base))
+            leaves[l] = nil
+            while i != items.endIndex {
+                let s = slot(items[i])
+                guard s &>> Self.bits == l else { break }
+                let itemKeys = keys(items[i])
+                if leaf.cells[s - base].tag == Cell.emptyTag, let low = itemKeys.first,
+                    let run = Cell.run(origin: origin, property: property, first: low, count: itemKeys.count),
+                    itemKeys.isConsecutive(from: low)
+                {
+                    leaf.cells[s - base] = run
+                } else {
+                    var links = leaf.take(s - base)
+                    links.append(origin: origin, property: property, keys: itemKeys)
+                    leaf.put(s - base, links)
+                }
+                items.formIndex(after: &i)
+            }
+            leaves[l] = leaf
+        }
+    }
+
     /// Calls `body` with each slot that has links, in slot order.
     func forEachLinked(_ body: (_ slot: Int, _ links: Backlinks) throws -> Void) rethrows {
         for (l, leaf) in leaves.enumerated() {
@@ -430,15 +505,34 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
     /// The number of leaves that hold cells (the others take no memory).
     var linkedLeafCount: Int { leaves.lazy.filter { $0 != nil }.count }
 
+    /// The number of slots whose links are held in an overflow array
+    /// rather than in their cell.
+    var overflowCount: Int {
+        leaves.reduce(0) { $0 + ($1.map { $0.overflow.count + $0.keyOverflow.count } ?? 0) }
+    }
+
     /// The number of links held, over every slot.
     var totalLinkCount: Int {
         var total = 0
         for leaf in leaves {
             guard let leaf else { continue }
-            for cell in leaf.cells where cell.tag < Cell.uniformTag { total += 1 }
+            for cell in leaf.cells where cell.tag < Cell.runTag { total += 1 }
+            for cell in leaf.cells where cell.tag == Cell.runTag { total += cell.runCount }
             for links in leaf.overflow.values { total += links.count }
             for keys in leaf.keyOverflow.values { total += keys.count }
         }
         return total
+    }
+}
+
+extension Collection<Int64> {
+    /// Whether the keys are `low, low + 1, low + 2, ...` (`low` the first).
+    func isConsecutive(from low: Int64) -> Bool {
+        var expected = low
+        for key in self {
+            guard key == expected else { return false }
+            expected &+= 1
+        }
+        return true
     }
 }

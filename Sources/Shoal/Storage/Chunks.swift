@@ -184,7 +184,13 @@ struct ByteChunks: Sendable {
         /// bytes fit 16-bit offsets.
         mutating func shortenIfFull() {
             guard !isShort, ends.count == Chunks<UInt8>.width, bytes.count <= Int(UInt16.max) else { return }
-            shortEnds = ContiguousArray(ends.lazy.map { UInt16(truncatingIfNeeded: $0) })
+            // A plain loop over the buffers, which the compiler vectorizes.
+            shortEnds = ends.withUnsafeBufferPointer { ends in
+                ContiguousArray(unsafeUninitializedCapacity: ends.count) { short, initialized in
+                    for i in 0..<ends.count { short[i] = UInt16(truncatingIfNeeded: ends[i]) }
+                    initialized = ends.count
+                }
+            }
             ends = []
             isShort = true
         }

@@ -141,6 +141,17 @@ extension Snapshot {
         addBacklinks(links)
     }
 
+    /// Adds the backlinks of a run's one link column: each group's objects
+    /// (positions in the run, whose first object has key `firstKey`) link
+    /// through `property` of `origin` to the group's object of `target`.
+    /// The groups' targets must ascend, and be live. Gives the lists
+    /// ``addBacklinks(_:)`` gives for the same links.
+    mutating func addBacklinks(_ groups: [LinkGroup], target: TableKey, origin: TableKey, property: Int, firstKey: ObjectKey) {
+        tables[target.index].backlinks.appendAscending(
+            groups, origin: origin, property: property, slot: \.slot,
+            keys: { group in group.objects.lazy.map { firstKey.rawValue + Int64($0) } })
+    }
+
     /// Adds backlinks as `addBacklink` would one by one in this order, but
     /// grouped per target: sorted by target (and by position, so that each
     /// target gets its backlinks in the order given), each table's
@@ -175,11 +186,30 @@ extension Snapshot {
             groups.append(start..<i)
             start = i
         }
+        // One property of one class (a run's one link column), its keys
+        // ascending: each target's keys straight into its store.
+        let first = links[0].backlink
+        var uniform = true
+        for i in 1..<links.count {
+            let backlink = links[i].backlink
+            if backlink.origin != first.origin || backlink.property != first.property || backlink.key <= links[i - 1].backlink.key {
+                uniform = false
+                break
+            }
+        }
         var g = 0
         while g < groups.count {
             let table = links[order[groups[g].lowerBound]].target.table
             var h = g + 1
             while h < groups.count, links[order[groups[h].lowerBound]].target.table == table { h += 1 }
+            if uniform {
+                tables[table.index].backlinks.appendAscending(
+                    groups[g..<h], origin: first.origin, property: first.property,
+                    slot: { links[order[$0.lowerBound]].target.key.slot },
+                    keys: { group in group.lazy.map { links[order[$0]].backlink.key.rawValue } })
+                g = h
+                continue
+            }
             tables[table.index].backlinks.modify(ascending: groups[g..<h], slot: { links[order[$0.lowerBound]].target.key.slot }) { group, backlinks in
                 // Links from one property (a run's link column) are added
                 // as keys.
@@ -239,4 +269,11 @@ extension Snapshot {
             if let i = links.firstIndex(of: backlink) { links.remove(at: i) }
         }
     }
+}
+
+/// Consecutive objects of an insert run linking to one object, through one
+/// property: the target's slot and the objects' positions in the run.
+struct LinkGroup: Sendable {
+    var slot: Int
+    var objects: Range<Int>
 }

@@ -168,6 +168,23 @@ struct BatchApplier {
             inserts.columns[p].isTyped && inserts.columns[p].typed.kind == .link
                 ? inserts.columns[p].typed.linkTarget.map { ($0, inserts.columns[p].typed.ints) } : nil
         }
+        // One link column to another class whose targets ascend (a run of
+        // dogs, each person's in turn): its backlinks are added a target at
+        // a time, with no link made per object.
+        if linkColumns.count == 1, let typed = typedLinks[0], typed.target != t,
+            !(tracksEmbedded && embeddedTables[typed.target.index])
+        {
+            switch ascendingLinkGroups(typed.target, typed.keys) {
+            case .groups(let groups):
+                deferIndexing(t.index, from: inserts.firstKey.slot)
+                snapshot.appendObjects(t, columns: inserts.columns, links: [])
+                snapshot.addBacklinks(groups, target: typed.target, origin: t, property: linkColumns[0], firstKey: inserts.firstKey)
+                indexAppended(t.index)
+                return nil
+            case .notLive(let link): return "link to \(link), which is not a live object"
+            case .notAscending: break
+            }
+        }
         // Object by object, as single inserts would make the backlinks.
         var links: [(target: Link, backlink: Backlink)] = []
         if !linkColumns.isEmpty { links.reserveCapacity(inserts.count * linkColumns.count) }
@@ -212,6 +229,54 @@ struct BatchApplier {
         snapshot.appendObjects(t, columns: inserts.columns, links: links)
         indexAppended(t.index)
         return nil
+    }
+
+    /// What ``ascendingLinkGroups(_:_:)`` found.
+    private enum LinkGroups {
+        /// The groups, targets ascending.
+        case groups([LinkGroup])
+        /// A link to an object that is not live.
+        case notLive(Link)
+        /// Targets that do not ascend.
+        case notAscending
+    }
+
+    /// The links of a run's link column to `target` (a key per object, `-1`
+    /// for null) as groups of consecutive objects linking to one object,
+    /// when the targets ascend; checks that each target is live.
+    private func ascendingLinkGroups(_ target: TableKey, _ keys: IntChunks) -> LinkGroups {
+        guard target.index < snapshot.tables.count else { return .notLive(Link(table: target, key: ObjectKey(keys.first { $0 >= 0 } ?? 0))) }
+        return snapshot.withTable(target) { table in
+            var groups: [LinkGroup] = []
+            var previous: Int64 = -1
+            /// Where the open group started, if one is open.
+            var start = -1
+            var failure: LinkGroups?
+            keys.forEachLeaf { base, leaf in
+                guard failure == nil else { return }
+                for (offset, key) in leaf.enumerated() {
+                    let i = base + offset
+                    if start >= 0, key != previous {
+                        groups.append(LinkGroup(slot: Int(previous), objects: start..<i))
+                        start = -1
+                    }
+                    guard key >= 0 else { continue }
+                    if start < 0 {
+                        // A new target: after the last, and live.
+                        guard key >= previous else { failure = .notAscending; return }
+                        guard key < table.pointee.alive.count, table.pointee.alive[Int(key)] else {
+                            failure = .notLive(Link(table: target, key: ObjectKey(key)))
+                            return
+                        }
+                        start = i
+                        previous = key
+                    }
+                }
+            }
+            if let failure { return failure }
+            if start >= 0 { groups.append(LinkGroup(slot: Int(previous), objects: start..<keys.count)) }
+            return .groups(groups)
+        }
     }
 
     /// Notes that objects from slot `start` of table `t` are being appended

@@ -292,6 +292,8 @@ struct IndexInput: Sendable {
             let end = min(slots.upperBound, base + live.count)
             let first = keys.count
             for s in slot..<end where live[s - base] { keys.append(ObjectKey(Int64(s))) }
+            // Every slot live (no object deleted): the values are a slice of the leaf.
+            let allLive = keys.count - first == end - slot
             // Through a buffer pointer: `scalars[p]` would copy the column
             // (a retain per kind of leaves) for every value.
             table.scalars.withUnsafeBufferPointer { scalars in
@@ -300,7 +302,11 @@ struct IndexInput: Sendable {
                     if typed[i] {
                         let (leafBase, leaf) = column.pointee.ints.chunk(containing: slot)
                         leaf.withUnsafeBufferPointer { leaf in
-                            for key in keys[first...] { ints[i].append(leaf[key.slot - leafBase]) }
+                            if allLive {
+                                ints[i].append(contentsOf: leaf[(slot - leafBase)..<(end - leafBase)])
+                            } else {
+                                for key in keys[first...] { ints[i].append(leaf[key.slot - leafBase]) }
+                            }
                         }
                     } else {
                         for key in keys[first...] { columns[i].append(Column.value(column, key.slot)) }

@@ -54,4 +54,45 @@ import Testing
             }
         }
     }
+
+    @Test("strings read as a run equal those read one by one (short, empty, and past 127 bytes), with the same failure at the same offset", arguments: [
+        [], [0x05, 0x41], [0x80], [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01], [0x90, 0x03, 0x41, 0x42],
+    ] as [[UInt8]])
+    func stringRuns(tail: [UInt8]) {
+        for seed in UInt64(1)...20 {
+            var rng = SeededRandom(seed: seed)
+            var writer = ByteWriter()
+            let count = Int(seed) * 13
+            for _ in 0..<count {
+                let length = [0, 1, 11, 127, 128, 300].randomElement(using: &rng)!
+                writer.string(String(repeating: "é", count: length / 2) + String(repeating: "a", count: length % 2))
+            }
+            let bytes = writer.bytes + tail
+            // One by one, and one more when there is a tail.
+            let wanted = count + (tail.isEmpty ? 0 : 1)
+            var single = ByteReader(bytes)
+            var expectedBytes: [UInt8] = []
+            var expectedEnds: [UInt32] = []
+            var expectedFailure: DecodingFailure?
+            for _ in 0..<wanted {
+                do throws(DecodingFailure) {
+                    let string = try single.lengthPrefixed()
+                    expectedBytes += bytes[string.range]
+                    expectedEnds.append(UInt32(expectedBytes.count))
+                } catch {
+                    expectedFailure = error
+                    break
+                }
+            }
+            var run = ByteReader(bytes)
+            do throws(DecodingFailure) {
+                let (copied, ends) = try run.lengthPrefixedRun(wanted)
+                #expect(expectedFailure == nil, "seed \(seed)")
+                #expect(Array(copied) == expectedBytes && Array(ends) == expectedEnds, "seed \(seed)")
+                #expect(run.offset == single.offset)
+            } catch {
+                #expect(error == expectedFailure, "seed \(seed)")
+            }
+        }
+    }
 }

@@ -119,6 +119,44 @@ import Testing
         }
     }
 
+    @Test("consecutive keys from one property are held in the slot's cell, with no overflow, up to what a cell holds; anything else in the overflow")
+    func runCells() {
+        var store = BacklinkStore()
+        store.appendEmpty(3_000)
+        let origin = TableKey(2)
+        // A person's ten dogs each, for a hundred people across leaves.
+        let slots = Array(stride(from: 0, to: 3_000, by: 30))
+        store.appendAscending(slots, origin: origin, property: 5, slot: { $0 }, keys: { Int64($0 * 10)..<Int64($0 * 10 + 10) })
+        #expect(store.overflowCount == 0)
+        #expect(store.totalLinkCount == 1_000 && store.linkCount(30) == 10)
+        #expect(Array(store[30]) == (300..<310).map { Backlink(origin: origin, property: 5, key: ObjectKey(Int64($0))) })
+        // A key out of sequence moves the list to the overflow; removing
+        // it makes the keys consecutive again, back in the cell.
+        store.modify(30) { $0.append(Backlink(origin: origin, property: 5, key: ObjectKey(999))) }
+        #expect(store.overflowCount == 1 && store.linkCount(30) == 11)
+        _ = store.modify(30) { $0.remove(at: 10) }
+        #expect(store.overflowCount == 0 && store.linkCount(30) == 10)
+        // One more consecutive key stays in the cell.
+        store.modify(60) { $0.append(Backlink(origin: origin, property: 5, key: ObjectKey(610))) }
+        #expect(store.overflowCount == 0 && Array(store[60]).map(\.key.rawValue) == Array(600...610))
+        // What a cell cannot hold: a key past 48 bits, a property past 16
+        // bits, more keys than 16 bits count, keys with gaps.
+        let big = Int64(1) << 48
+        store.appendAscending([1, 2, 3, 4], origin: origin, property: 5, slot: { $0 }) { slot -> [Int64] in
+            switch slot {
+            case 1: [big, big + 1]
+            case 2: [5, 6, 7]
+            case 3: Array(0..<70_000)
+            default: [1, 3]
+            }
+        }
+        store.appendAscending([5], origin: origin, property: 70_000, slot: { $0 }, keys: { _ in [1, 2] })
+        #expect(store.overflowCount == 4)
+        #expect(Array(store[1]).map(\.key.rawValue) == [big, big + 1])
+        #expect(store.linkCount(3) == 70_000 && store[3][69_999].key.rawValue == 69_999)
+        #expect(store[5].allSatisfy { $0.property == 70_000 } && store.linkCount(5) == 2)
+    }
+
     @Test("random appends, removals, sets and ascending batches match an array of arrays", arguments: [1, 2, 3])
     func matchesModel(seed: UInt64) {
         Self.checkAgainstModel(seed: seed, link: Self.link)
@@ -136,7 +174,7 @@ import Testing
         var copies: [(BacklinkStore, [[Backlink]])] = []
         for step in 0..<2_000 {
             let op = Int.random(in: 0..<10, using: &rng)
-            if (1...7).contains(op) && model.isEmpty { continue }
+            if (1...7).contains(op) || op == 9 && model.isEmpty { continue }
             switch op {
             case 0:
                 let n = [1, 7, 300, 1500].randomElement(using: &rng)!
@@ -163,6 +201,20 @@ import Testing
                 let items = (0..<Int.random(in: 1..<40, using: &rng)).map { _ in Int.random(in: 0..<model.count, using: &rng) }.sorted()
                 store.modify(ascending: items, slot: { $0 }) { slot, links in links.append(link(slot + step)) }
                 for slot in items { model[slot].append(link(slot + step)) }
+            case 9:
+                // Keys from one property appended to ascending slots, some
+                // consecutive (held in the slot's cell when it was empty).
+                let items = (0..<Int.random(in: 1..<20, using: &rng)).map { _ in Int.random(in: 0..<model.count, using: &rng) }.sorted()
+                let origin = TableKey(1)
+                let keys = items.map { _ in
+                    let start = Int64.random(in: 0..<1_000, using: &rng)
+                    let count = Int64.random(in: 1..<8, using: &rng)
+                    return Bool.random(using: &rng) ? Array(start..<start + count) : (0..<count).map { start + 3 * $0 }
+                }
+                store.appendAscending(Array(items.indices), origin: origin, property: 4, slot: { items[$0] }, keys: { keys[$0] })
+                for (slot, added) in zip(items, keys) {
+                    model[slot] += added.map { Backlink(origin: origin, property: 4, key: ObjectKey($0)) }
+                }
             case 8 where copies.count < 8:
                 copies.append((store, model))
             default:

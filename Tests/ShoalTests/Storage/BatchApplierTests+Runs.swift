@@ -185,3 +185,73 @@ import Testing
         #expect(realm.objects(Person.self)[3].ownedDogs.map(\.id) == (0..<5_000).filter { $0 % 9 != 0 && ($0 * 7) % 100 == 3 })
     }
 }
+
+@Suite struct BatchApplierLinkColumnTests {
+    /// People 0..<6 with person 3 deleted, and a run of dogs from key 0
+    /// whose typed `owner` column holds `owners` (`-1` for none).
+    static func setUp(owners: [Int64]) throws -> (base: Snapshot, run: InsertColumns, dogs: TableKey, people: TableKey, owner: Int) {
+        let realm = try makeRealm()
+        try realm.write {
+            for i in 0..<6 { realm.add(Person(value: ["id": i, "name": "P\(i)", "city": "Oslo"])) }
+        }
+        try realm.write { realm.delete(realm.object(ofType: Person.self, forPrimaryKey: 3)!) }
+        let base = realm.instance.coordinator.latest
+        let schema = base.schema
+        let dogs = try #require(schema.tableByName["Dog"]), people = try #require(schema.tableByName["Person"])
+        let os = schema[dogs]
+        let owner = try #require(os.indexByName["owner"])
+        var columns = [RunColumn](repeating: RunColumn(repeating: .null, count: owners.count), count: os.storedCount)
+        columns[try #require(os.primaryKeyIndex)] = RunColumn(owners.indices.map { .int(Int64($0)) })
+        columns[try #require(os.indexByName["name"])] = RunColumn(repeating: .string("D"), count: owners.count)
+        columns[try #require(os.indexByName["breed"])] = RunColumn(repeating: .string("Pug"), count: owners.count)
+        columns[try #require(os.indexByName["age"])] = RunColumn(repeating: .int(1), count: owners.count)
+        var typed = Column(kind: .link, linkTarget: people)
+        typed.appendInts(ContiguousArray(owners))
+        columns[owner] = RunColumn(typed: typed)
+        return (base, InsertColumns(table: dogs, firstKey: ObjectKey(0), count: owners.count, columns: columns), dogs, people, owner)
+    }
+
+    /// The snapshot the run's objects give inserted one by one.
+    static func oneByOne(_ base: Snapshot, _ run: InsertColumns) -> (Snapshot, String?) {
+        var batch = BatchApplier(base)
+        for i in 0..<run.count {
+            let values = run.columns.map { $0[i] }
+            if let problem = batch.apply(.insert(run.table, ObjectKey(Int64(i)), values)) { return (batch.snapshot, problem) }
+        }
+        let problem = batch.finish()
+        return (batch.snapshot, problem)
+    }
+
+    @Test("a run's one link column to another class, its targets ascending (with nulls, and a target again after one), gives each target the list the objects one by one give")
+    func ascendingTargets() throws {
+        // Person 0 twice around a null, person 2 long enough for a run of
+        // its own, then 4 and 5; and one ordering that does not ascend.
+        for owners: [Int64] in [[0, 0, -1, 0, 1, 1, 2, 2, 2, 2, 2, 4, 5, 5, -1], [-1, -1, 5], [2, 1, 1, 0]] {
+            let (base, run, dogs, people, owner) = try Self.setUp(owners: owners)
+            var batch = BatchApplier(base)
+            #expect(batch.apply(run) == nil)
+            #expect(batch.finish() == nil)
+            let (expected, problem) = Self.oneByOne(base, run)
+            #expect(problem == nil)
+            #expect(batch.snapshot.hasSameContents(as: expected), "\(owners)")
+            #expect(batch.snapshot.invariantViolation() == nil)
+            for person in [0, 1, 2, 4, 5] {
+                let keys = owners.indices.filter { owners[$0] == Int64(person) }.map { ObjectKey(Int64($0)) }
+                #expect(batch.snapshot.backlinks(people, ObjectKey(Int64(person)), origin: dogs, property: owner) == keys, "\(owners) person \(person)")
+            }
+        }
+    }
+
+    @Test("a run's link column to an object that is not live, ascending or not, is refused with the link, and nothing of it is applied")
+    func deadTarget() throws {
+        for owners: [Int64] in [[0, 1, 3, 4], [0, 1, 9], [4, 3]] {
+            let (base, run, dogs, people, _) = try Self.setUp(owners: owners)
+            var batch = BatchApplier(base)
+            let problem = batch.apply(run)
+            #expect(problem?.contains("which is not a live object") == true, "\(String(describing: problem))")
+            #expect(batch.snapshot.tables[dogs.index].alive.count == 0)
+            let unlinked = batch.snapshot.tables[people.index].backlinks.allSatisfy { $0.isEmpty }
+            #expect(unlinked)
+        }
+    }
+}
