@@ -155,7 +155,7 @@ import Testing
         let newer = try ShoalProcess.copy("valid")
         let segment = newer.appendingPathComponent("log-0000000000000000.wal")
         var bytes = try Data(contentsOf: segment)
-        bytes[8] = 4  // format version 4, newer than this build (3)
+        bytes[8] = 5  // format version 5, newer than this build (4)
         try bytes.write(to: segment)
         let cases: [(String, String)] = [
             (parent.appendingPathComponent("missing").path, "no such file or directory"),

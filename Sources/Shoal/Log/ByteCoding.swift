@@ -24,6 +24,13 @@ struct ByteWriter {
 
     mutating func fixed64(_ value: UInt64) { bytes.appendLittleEndian(value) }
     mutating func fixed32(_ value: UInt32) { bytes.appendLittleEndian(value) }
+    mutating func fixed16(_ value: UInt16) { bytes.appendLittleEndian(value) }
+
+    /// A string's UTF-8 bytes with no length before them.
+    mutating func utf8(_ s: String) {
+        var s = s
+        s.withUTF8 { bytes.append(contentsOf: $0) }
+    }
 
     mutating func raw<C: Collection>(_ data: C) where C.Element == UInt8 {
         varint(data.count)
@@ -227,6 +234,14 @@ struct ByteReader {
             return Self.isASCII(input) || Self.validString(input) != nil
         }
         guard valid else { throw DecodingFailure(offset: start, reason: "string is not valid UTF-8") }
+    }
+
+    /// Steps over the next `n` bytes, which must be there: their range in
+    /// the payload (see ``withPayload(_:)``). `what` names them in the failure.
+    mutating func take(_ n: Int, _ what: String) throws(DecodingFailure) -> Range<Int> {
+        guard n >= 0, n <= remaining else { throw fail("\(what): \(n) bytes, past the end of the payload (\(remaining) left)") }
+        defer { offset += n }
+        return offset..<offset + n
     }
 
     /// Calls `body` with the whole payload, in place.

@@ -29,6 +29,18 @@ extension ChangeRecordCodec {
         /// Links into one table, or null: the table, then per value 0 for
         /// null or the key + 1.
         case link = 4
+        /// Every value an int, as a packed leaf (snapshots of format
+        /// version 4): see ``ChangeRecordCodec/encodePackedInts(_:into:)``.
+        case packedInt = 5
+        /// Links into one table, or null (`-1`), as a packed leaf of keys
+        /// (snapshots of format version 4): the table, then the leaf.
+        case packedLink = 6
+        /// Every value a string, as a leaf of bytes and ends (snapshots of
+        /// format version 4): see ``ChangeRecordCodec/encodeStringLeaf(_:into:)``.
+        case stringLeaf = 7
+
+        /// Whether the kind is one only snapshots of format version 4 hold.
+        var isLeafKind: Bool { rawValue >= ColumnKind.packedInt.rawValue }
     }
 
     /// The number of ops from `i` that can form one run: inserts into one
@@ -122,8 +134,11 @@ extension ChangeRecordCodec {
     /// of class `table` (`1...maximumRun`, checked by the caller), checking
     /// every column against its property. Insert runs of the log and the
     /// runs of a snapshot share it.
+    ///
+    /// `leafKinds` allows the kinds of snapshots of format version 4
+    /// (``ColumnKind/isLeafKind``); anywhere else they are unknown kinds.
     static func decodeColumns(
-        _ r: inout ByteReader, count: Int, schema: Schema, table: Int
+        _ r: inout ByteReader, count: Int, schema: Schema, table: Int, leafKinds: Bool = false
     ) throws(DecodingFailure) -> [RunColumn] {
         let shapes = schema.shapes[table]
         let stored = shapes.count
@@ -136,7 +151,7 @@ extension ChangeRecordCodec {
         var columns: [RunColumn] = []
         columns.reserveCapacity(stored)
         for p in 0..<stored {
-            columns.append(try decodeColumn(&r, count: count, shape: shapes[p], schema: schema, table: table, property: p))
+            columns.append(try decodeColumn(&r, count: count, shape: shapes[p], schema: schema, table: table, property: p, leafKinds: leafKinds))
         }
         return columns
     }
@@ -145,7 +160,7 @@ extension ChangeRecordCodec {
     /// the column's kind against the property once, and tagged values one
     /// by one.
     private static func decodeColumn(
-        _ r: inout ByteReader, count: Int, shape: PropertyShape, schema: Schema, table: Int, property: Int
+        _ r: inout ByteReader, count: Int, shape: PropertyShape, schema: Schema, table: Int, property: Int, leafKinds: Bool
     ) throws(DecodingFailure) -> RunColumn {
         func describe() -> String {
             let p = schema.objectSchema[table].properties[property]
@@ -163,7 +178,7 @@ extension ChangeRecordCodec {
         }
         let kindOffset = r.offset
         let kindByte = try r.byte()
-        guard let kind = ColumnKind(rawValue: kindByte) else {
+        guard let kind = ColumnKind(rawValue: kindByte), leafKinds || !kind.isLeafKind else {
             throw DecodingFailure(offset: kindOffset, reason: "insert run: unknown column kind \(kindByte) for \(describe())")
         }
         var column = RunColumn()
@@ -275,6 +290,36 @@ extension ChangeRecordCodec {
                     }
                 }
             }
+            return RunColumn(typed: typed)
+        case .packedInt:
+            guard shape.collection == .none, shape.value.type == .int, !shape.value.isOptional else {
+                throw DecodingFailure(offset: kindOffset, reason: "insert run: a packed int column does not fit \(describe())")
+            }
+            var typed = Column(kind: .int)
+            typed.appendInts(adopting: try decodePackedInts(&r, count: count))
+            return RunColumn(typed: typed)
+        case .packedLink:
+            let target = TableKey(try r.index(below: schema.objectSchema.count, "link table"))
+            try check(.link(Link(table: target, key: ObjectKey(0))), at: kindOffset)
+            guard shape.value.type == .object else {
+                throw DecodingFailure(offset: kindOffset, reason: "insert run: a packed link column does not fit \(describe())")
+            }
+            let leafOffset = r.offset
+            let leaf = try decodePackedInts(&r, count: count)
+            // Keys, or -1 for null (which the property must take).
+            var least = Int64.max
+            for j in 0..<leaf.count { least = Swift.min(least, leaf.value(j)) }
+            if least < -1 { throw DecodingFailure(offset: leafOffset, reason: "insert run: link key \(least) out of range") }
+            if least == -1 { try check(.null, at: leafOffset) }
+            var typed = Column(kind: .link, linkTarget: target)
+            typed.appendInts(adopting: leaf)
+            return RunColumn(typed: typed)
+        case .stringLeaf:
+            guard shape.collection == .none, shape.value.type == .string, !shape.value.isOptional else {
+                throw DecodingFailure(offset: kindOffset, reason: "insert run: a string leaf does not fit \(describe())")
+            }
+            var typed = Column(kind: .string)
+            try decodeStringLeaf(&r, count: count, into: &typed)
             return RunColumn(typed: typed)
         }
         return column

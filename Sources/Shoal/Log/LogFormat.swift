@@ -28,7 +28,16 @@ enum LogFormat {
     /// reader refuses a version 3 file by its header. A schema with an
     /// embedded class is never written to an older segment: the log
     /// continues in a new segment first.
-    static let version: UInt16 = 3
+    ///
+    /// Version 4 lets snapshot runs store a column as the table keeps it in
+    /// memory: integers and links as packed leaves, strings as a leaf of
+    /// bytes and ends (column kinds 5, 6 and 7), which loading copies and
+    /// checks rather than decoding value by value. Nothing else changed:
+    /// versions 1 to 3 are read as they are, and a version 3 reader refuses
+    /// a version 4 file by its header.
+    static let version: UInt16 = 4
+    /// The first format version whose snapshot runs may hold packed leaves.
+    static let leafSnapshotVersion: UInt16 = 4
     /// The first format version whose schemas may hold embedded classes.
     static let embeddedObjectsVersion: UInt16 = 3
     /// The first format version whose transaction payloads may hold insert runs.

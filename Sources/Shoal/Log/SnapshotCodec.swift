@@ -108,7 +108,9 @@ enum SnapshotCodec {
     static func decode(
         _ bytes: [UInt8], formatVersion: UInt16, decodeAheadFrom threshold: Int = ChangeRecordCodec.decodeAheadThreshold
     ) throws(DecodingFailure) -> Snapshot {
-        formatVersion >= LogFormat.columnarSnapshotVersion ? try decodeColumnar(bytes, decodeAheadFrom: threshold) : try decodeRows(bytes)
+        formatVersion >= LogFormat.columnarSnapshotVersion
+            ? try decodeColumnar(bytes, leafKinds: formatVersion >= LogFormat.leafSnapshotVersion, decodeAheadFrom: threshold)
+            : try decodeRows(bytes)
     }
 
     /// The order in which the writer puts the tables: each after the tables
@@ -163,7 +165,7 @@ enum SnapshotCodec {
                 }
                 buffer.removeAll(keepingCapacity: true)
                 table.scalars[p].forEachValue(in: run) { buffer.append($0) }
-                ChangeRecordCodec.encodeColumn(buffer, into: &w)
+                ChangeRecordCodec.encodeSnapshotColumn(buffer, shape: shapes[p], into: &w)
             }
             end = run.upperBound
         }

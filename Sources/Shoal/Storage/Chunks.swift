@@ -317,6 +317,22 @@ struct ByteChunks: Sendable {
         count += ends.count
     }
 
+    /// Appends the values of one leaf, `bytes` with each value's end in it
+    /// in two bytes: a full leaf at a leaf boundary is taken as it is
+    /// (a loaded snapshot's leaf), anything else as four-byte ends.
+    mutating func append(leafBytes bytes: ContiguousArray<UInt8>, shortEnds: ContiguousArray<UInt16>) {
+        guard count & Self.mask == 0, shortEnds.count == Self.mask + 1 else {
+            append(leafBytes: bytes, ends: ContiguousArray(shortEnds.lazy.map { UInt32($0) }))
+            return
+        }
+        var leaf = Leaf()
+        leaf.bytes = bytes
+        leaf.shortEnds = shortEnds
+        leaf.isShort = true
+        leaves.append(leaf)
+        count += shortEnds.count
+    }
+
     /// Appends `n` empty values, a leaf at a time (deleted slots of a loaded
     /// snapshot can number millions: one by one, they took seconds). Whole
     /// leaves of empty values share one buffer, as in

@@ -237,6 +237,20 @@ struct Column: Sendable {
         ints.append(leaf: values)
     }
 
+    /// Appends a leaf of integers to an int or link column: adopted as it
+    /// is (packed) at a leaf boundary when full (see ``IntChunks/append(adopting:)``).
+    mutating func appendInts(adopting leaf: IntChunks.Leaf) {
+        precondition((kind == .int && nulls == nil) || kind == .link, "integers appended to a \(kind) column")
+        ints.append(adopting: leaf)
+    }
+
+    /// Appends a leaf of string (valid UTF-8) or data values whose ends
+    /// take two bytes (see ``ByteChunks/append(leafBytes:shortEnds:)``).
+    mutating func appendBytes(_ values: ContiguousArray<UInt8>, shortEnds: ContiguousArray<UInt16>) {
+        precondition((kind == .string || kind == .data) && nulls == nil, "bytes appended to a \(kind) column")
+        bytes.append(leafBytes: values, shortEnds: shortEnds)
+    }
+
     /// Appends string (valid UTF-8) or data values to a string or data
     /// column, given as their bytes and the end of each in them, with no
     /// `Value` made.

@@ -43,6 +43,16 @@ struct IntChunks: RandomAccessCollection, Sendable {
             count = values.count
         }
 
+        /// A leaf of `count` values, each `base` plus its `width`-byte
+        /// offset in `packed` (native order; `width` 1, 2 or 4).
+        init(packed: ContiguousArray<UInt8>, width: Int, base: Int64, count: Int) {
+            precondition([1, 2, 4].contains(width) && packed.count == width * count, "a packed leaf of \(packed.count) bytes for \(count) values of \(width) bytes")
+            self.packed = packed
+            self.width = width
+            self.base = base
+            self.count = count
+        }
+
         /// A leaf of `count` copies of `value`, which takes no bytes.
         init(repeating value: Int64, count: Int) {
             base = value
@@ -253,6 +263,18 @@ struct IntChunks: RandomAccessCollection, Sendable {
         }
         guard !leaf.isEmpty else { return }
         leaves.append(leaf.count == Self.width ? leaf.withUnsafeBufferPointer { Leaf(packing: $0) } : Leaf(wide: leaf))
+        count += leaf.count
+    }
+
+    /// Appends `leaf` as it is when it is a full leaf starting at a leaf
+    /// boundary (a loaded snapshot's packed leaf, adopted with no copy);
+    /// its values otherwise.
+    mutating func append(adopting leaf: Leaf) {
+        guard count & Self.mask == 0, leaf.count == Self.width else {
+            append(leaf: leaf.unpacked)
+            return
+        }
+        leaves.append(leaf)
         count += leaf.count
     }
 

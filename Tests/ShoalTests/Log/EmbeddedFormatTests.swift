@@ -28,7 +28,7 @@ final class FormatOuter: Object {
         }
     }
 
-    @Test("an empty database in a version 2 segment takes an embedded schema in a new version 3 segment; the old one stays version 2")
+    @Test("an empty database in a version 2 segment takes an embedded schema in a new segment of the current version; the old one stays version 2")
     func rollsFromOlderSegment() throws {
         let url = temporaryDatabaseURL("format3")
         _ = try Realm(configuration: fileConfiguration(url, types: [Person.self, Dog.self]))
@@ -39,13 +39,13 @@ final class FormatOuter: Object {
             try realm.write { realm.create(FormatOuter.self, value: ["inner": ["v": 7]]) }
         }
         let segments = try Self.segments(url)
-        #expect(segments.map(\.version) == [2, 3])
+        #expect(segments.map(\.version) == [2, LogFormat.version])
         let realm = try Realm(configuration: fileConfiguration(url, types: [FormatOuter.self, FormatInner.self]))
         #expect(realm.schema["FormatInner"]?.isEmbedded == true)
         #expect(realm.objects(FormatOuter.self).first?.inner?.v == 7)
     }
 
-    @Test("a version 2 segment with no record yet (after a compaction) is replaced by a version 3 one")
+    @Test("a version 2 segment with no record yet (after a compaction) is replaced by one of the current version")
     func replacesEmptyOlderSegment() throws {
         let url = temporaryDatabaseURL("format3-empty")
         do {
@@ -56,7 +56,7 @@ final class FormatOuter: Object {
         try Self.markVersion2(url.appendingPathComponent(last.name).path)
         do { _ = try Realm(configuration: fileConfiguration(url, types: [FormatOuter.self, FormatInner.self])) }
         let segments = try Self.segments(url)
-        #expect(segments.count == 1 && segments[0].name == last.name && segments[0].version == 3)
+        #expect(segments.count == 1 && segments[0].name == last.name && segments[0].version == LogFormat.version)
         let realm = try Realm(configuration: fileConfiguration(url, types: [FormatOuter.self, FormatInner.self]))
         #expect(realm.schema["FormatInner"]?.isEmbedded == true)
     }

@@ -3,12 +3,12 @@ import ShoalTestSupport
 import Testing
 @testable import Shoal
 
-/// Each fixture of each format version (Fixtures/v1 and Fixtures/v2, written
-/// by earlier builds and kept; Fixtures/v3, made by `bash Fixtures/generate.sh`) opens
+/// Each fixture of each format version (Fixtures/v1 to Fixtures/v3, written
+/// by earlier builds and kept; Fixtures/v4, made by `bash Fixtures/generate.sh`) opens
 /// the way its scenario says. Fixtures are copied first: opening repairs a
 /// torn tail in place.
 @Suite struct FixtureTests {
-    static let versions = ["v1", "v2", "v3"]
+    static let versions = ["v1", "v2", "v3", "v4"]
 
     static func fixtures(_ version: String) -> URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -110,8 +110,8 @@ import Testing
         #expect(error?.code == .schemaMismatch)
     }
 
-    @Test("the bulk fixture (versions 2 and 3): a compacted bulk insert and one more in the log open with every object, link and index",
-        arguments: ["v2", "v3"])
+    @Test("the bulk fixture (versions 2 to 4): a compacted bulk insert and one more in the log open with every object, link and index",
+        arguments: ["v2", "v3", "v4"])
     func bulk(version: String) throws {
         let realm = try Self.openCopy("bulk", version)
         #expect(realm.objects(Person.self).count == 100)
@@ -136,9 +136,10 @@ import Testing
         #expect(runs >= 2)
     }
 
-    @Test("the embedded fixture (version 3): embedded objects in a link, a List and a Map, compacted and changed after, open as written")
-    func embedded() throws {
-        let realm = try Self.openCopy("embedded", "v3", types: [Contact.self, Address.self, Coordinates.self])
+    @Test("the embedded fixture (versions 3 and 4): embedded objects in a link, a List and a Map, compacted and changed after, open as written",
+        arguments: ["v3", "v4"])
+    func embedded(version: String) throws {
+        let realm = try Self.openCopy("embedded", version, types: [Contact.self, Address.self, Coordinates.self])
         #expect(realm.schema["Address"]?.isEmbedded == true && realm.schema["Coordinates"]?.isEmbedded == true)
         #expect(realm.objects(Contact.self).map(\.id) == [1, 2])
         let ann = try #require(realm.object(ofType: Contact.self, forPrimaryKey: 1))

@@ -33,7 +33,7 @@ extension HostileFileTests {
     @Test("a snapshot holding an embedded object with no owner, or two, is damage in both forms (fuzzer finding)", arguments: [0, 2])
     func embeddedOwners(owners: Int) throws {
         let state = try Self.embeddedState(owners: owners)
-        for (form, version, payload) in [("columnar", UInt16(2), SnapshotCodec.encode(state)), ("rows", UInt16(1), SnapshotCodec.encodeRows(state))] {
+        for (form, version, payload) in [("columnar", LogFormat.version, SnapshotCodec.encode(state)), ("rows", UInt16(1), SnapshotCodec.encodeRows(state))] {
             let failure = #expect(throws: DecodingFailure.self, "\(form)") {
                 try SnapshotCodec.decode(payload, formatVersion: version, decodeAheadFrom: .max)
             }
@@ -41,7 +41,7 @@ extension HostileFileTests {
         }
         // Owned once, the same state loads.
         let owned = try Self.embeddedState(owners: 1)
-        let loaded = try SnapshotCodec.decode(SnapshotCodec.encode(owned), formatVersion: 2, decodeAheadFrom: .max)
+        let loaded = try SnapshotCodec.decode(SnapshotCodec.encode(owned), formatVersion: LogFormat.version, decodeAheadFrom: .max)
         #expect(loaded.invariantViolation() == nil)
     }
 }

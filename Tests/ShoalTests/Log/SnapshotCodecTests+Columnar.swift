@@ -3,8 +3,9 @@ import ShoalTestSupport
 import Testing
 @testable import Shoal
 
-/// The columnar snapshot form (format version 2): its bytes field by field,
-/// its round trips, and its damage reports.
+/// The columnar snapshot form (format version 2; packed leaves since
+/// version 4): its bytes field by field, its round trips, and its damage
+/// reports.
 @Suite struct SnapshotColumnarTests {
     /// A small state: Ann (key 0), a deleted person (key 1), Bob (key 2);
     /// Rex (key 0, tags ["a"]) and Max (key 1, scores ["x": 1.5]), both
@@ -41,6 +42,36 @@ import Testing
         w.varint(snapshot.schemaVersion)
         SchemaCodec.encode(schema, into: &w)
         func column(_ values: [Value]) { ChangeRecordCodec.encodeColumn(values, into: &w) }
+        /// A packed leaf (format version 4), written from the grammar:
+        /// `name.width` marks its width byte, `name.base` its base.
+        func packed(_ values: [Int64], _ name: String) {
+            let least = values.min()!, span = UInt64(values.max()! - least)
+            let width = span == 0 ? 0 : span <= 0xFF ? 1 : span <= 0xFFFF ? 2 : 4
+            mark("\(name).width"); w.byte(UInt8(width))
+            mark("\(name).base"); w.signed(least)
+            for v in values {
+                let offset = UInt64(v - least)
+                for b in 0..<width { w.byte(UInt8(truncatingIfNeeded: offset >> (8 * UInt64(b)))) }
+            }
+        }
+        func ints(_ values: [Int64], _ name: String) {
+            mark("\(name).kind"); w.byte(ChangeRecordCodec.ColumnKind.packedInt.rawValue)
+            packed(values, name)
+        }
+        /// A string leaf (format version 4) with two-byte ends.
+        func strings(_ values: [String], _ name: String) {
+            mark("\(name).kind"); w.byte(ChangeRecordCodec.ColumnKind.stringLeaf.rawValue)
+            mark("\(name).byteCount"); w.varint(values.reduce(0) { $0 + $1.utf8.count })
+            mark("\(name).endWidth"); w.byte(2)
+            mark("\(name).ends")
+            var end = 0
+            for (i, v) in values.enumerated() {
+                end += v.utf8.count
+                mark("\(name).end\(i)"); w.fixed16(UInt16(end))
+            }
+            mark("\(name).byte0")
+            for v in values { w.utf8(v) }
+        }
         // Tables: Person first (Dog links to it), whatever the schema order.
         mark("Person.table"); w.varint(people)
         mark("Person.slotCount"); w.varint(3)
@@ -50,7 +81,7 @@ import Testing
             mark("Person.run\(i).skip"); w.varint(skip)
             mark("Person.run\(i).count"); w.varint(1)
             mark("Person.run\(i).columnCount"); w.varint(4)
-            column([.int(Int64(id))]); column([.string(name)]); column([.string(city)]); column([.null])
+            ints([Int64(id)], "Person.run\(i).id"); strings([name], "Person.run\(i).name"); strings([city], "Person.run\(i).city"); column([.null])
         }
         mark("Dog.table"); w.varint(dogs)
         mark("Dog.slotCount"); w.varint(2)
@@ -59,13 +90,13 @@ import Testing
         mark("Dog.run0.skip"); w.varint(0)
         mark("Dog.run0.count"); w.varint(2)
         mark("Dog.run0.columnCount"); w.varint(7)
-        column([.int(10), .int(11)]); column([.string("Rex"), .string("Max")])
-        mark("Dog.run0.age.kind"); column([.int(3), .int(5)])
-        column([.string("Pug"), .string("Lab")]); column([.null, .null]); column([.null, .null])
-        mark("Dog.run0.owner.kind"); w.byte(ChangeRecordCodec.ColumnKind.link.rawValue)
+        ints([10, 11], "Dog.run0.id"); strings(["Rex", "Max"], "Dog.run0.name")
+        ints([3, 5], "Dog.run0.age")
+        strings(["Pug", "Lab"], "Dog.run0.breed"); column([.null, .null]); column([.null, .null])
+        // Both owned by Ann (key 0): a leaf of width 0.
+        mark("Dog.run0.owner.kind"); w.byte(ChangeRecordCodec.ColumnKind.packedLink.rawValue)
         mark("Dog.run0.owner.table"); w.varint(people)
-        mark("Dog.run0.owner.ref0"); w.varint(1)
-        w.varint(1)
+        packed([0, 0], "Dog.run0.owner")
         // Collections: Person.dogs, then Dog.tags and Dog.scores.
         mark("Person.dogs.objectCount"); w.varint(1)
         mark("Person.dogs.gap0"); w.varint(0)
@@ -190,7 +221,17 @@ import Testing
             ("Dog.run0.age.kind", 3, "Dog.run0.age.kind", "does not fit 'Dog.age'"),
             ("Dog.run0.age.kind", 9, "Dog.run0.age.kind", "unknown column kind 9"),
             ("Dog.run0.owner.table", -2, "Dog.run0.owner.kind", "does not fit 'Dog.owner'"),
-            ("Dog.run0.owner.ref0", 2, "Dog.run0.skip", "not a live object"),
+            // Key 1 (zigzag 2): the deleted person.
+            ("Dog.run0.owner.base", 2, "Dog.run0.skip", "not a live object"),
+            ("Dog.run0.age.width", 3, "Dog.run0.age.width", "3 bytes per value, not 0, 1, 2, 4 or 8"),
+            ("Dog.run0.name.endWidth", 3, "Dog.run0.name.endWidth", "ends of 3 bytes, not 2 or 4"),
+            ("Dog.run0.name.byteCount", 7, "Dog.run0.name.ends", "not at the byte count 7"),
+            ("Dog.run0.name.byteCount", 1 << 17, "Dog.run0.name.byteCount", "131072 bytes with two-byte ends"),
+            ("Dog.run0.name.end0", 7, "Dog.run0.name.ends", "before the one before it"),
+            ("Dog.run0.name.byte0", 0xFF, "Dog.run0.name.byte0", "not valid UTF-8"),
+            ("Person.run0.id.kind", 6, "Person.run0.id.kind", "does not fit 'Person.id'"),
+            ("Person.run0.name.kind", 5, "Person.run0.name.kind", "a packed int column does not fit 'Person.name'"),
+            ("Person.run0.id.kind", 7, "Person.run0.id.kind", "a string leaf does not fit 'Person.id'"),
             ("Person.dogs.objectCount", 2, "Dog.tags.gap0", "empty 'Person.dogs'"),
             ("Person.dogs.gap0", 5, "Person.dogs.gap0", "beyond its 3 slots"),
             ("Dog.tags.size0", 0, "Dog.tags.size0", "empty 'Dog.tags'"),
@@ -208,7 +249,8 @@ import Testing
         let people = UInt64(snapshot.schema.tableByName["Person"]!.index), dogs = UInt64(snapshot.schema.tableByName["Dog"]!.index)
         let replacement: UInt64 = value == -1 ? people : value == -2 ? dogs : UInt64(value)
         let damaged =
-            field.hasSuffix(".kind") ? Array(bytes[..<offset]) + [UInt8(value)] + Array(bytes[(offset + 1)...])
+            [".kind", ".width", ".endWidth", ".end0", ".byte0"].contains(where: field.hasSuffix)
+            ? Array(bytes[..<offset]) + [UInt8(value)] + Array(bytes[(offset + 1)...])
             : Self.replacingVarint(bytes, at: offset, with: replacement)
         let error = #expect(throws: DecodingFailure.self) {
             _ = try SnapshotCodec.decode(damaged, formatVersion: LogFormat.version, decodeAheadFrom: ahead ? 0 : .max)
@@ -248,5 +290,61 @@ import Testing
         let snapshot = try Self.smallState()
         #expect(try SnapshotCodec.decode(SnapshotCodec.encodeRows(snapshot), formatVersion: 1).hasSameContents(as: snapshot))
         #expect(throws: DecodingFailure.self) { _ = try SnapshotCodec.decode(SnapshotCodec.encodeRows(snapshot), formatVersion: 2) }
+    }
+}
+
+/// The column kinds of format version 4: packed leaves and string leaves.
+@Suite struct SnapshotLeafTests {
+    @Test("a version 4 snapshot's leaf kinds are unknown kinds in a version 3 snapshot and in a log's insert run")
+    func leafKindsOnlyInVersion4() throws {
+        let snapshot = try SnapshotColumnarTests.smallState()
+        let (bytes, fields) = SnapshotColumnarTests.smallPayload(snapshot)
+        let old = #expect(throws: DecodingFailure.self) { _ = try SnapshotCodec.decode(bytes, formatVersion: 3) }
+        #expect(old?.reason.contains("unknown column kind 5") == true && old?.offset == fields["Person.run0.id.kind"], "\(String(describing: old))")
+        #expect(try SnapshotCodec.decode(bytes, formatVersion: 4).hasSameContents(as: snapshot))
+        // An insert run of the log whose first column is a packed leaf.
+        let schema = snapshot.schema
+        let people = try #require(schema.tableByName["Person"])
+        var w = ByteWriter()
+        w.byte(ChangeRecordCodec.insertRunTag)
+        w.varint(people.index)
+        w.varint(UInt64(0))
+        w.varint(1)
+        w.varint(4)
+        let kindOffset = w.bytes.count
+        w.byte(ChangeRecordCodec.ColumnKind.packedInt.rawValue)
+        w.byte(0)
+        w.signed(1)
+        var r = ByteReader(w.bytes)
+        let failure = #expect(throws: DecodingFailure.self) { _ = try ChangeRecordCodec.decodeRun(&r, schema) }
+        #expect(failure?.reason.contains("unknown column kind 5") == true && failure?.offset == kindOffset, "\(String(describing: failure))")
+    }
+
+    @Test("full runs load as the leaves the table keeps: packed integers and links adopted at their width, two-byte string ends; every width round-trips", arguments: [
+        [Int64](repeating: 7, count: 4096), (0..<4096).map { Int64($0 % 200) }, (0..<4096).map { Int64($0) * 3 - 5_000 },
+        (0..<4096).map { Int64($0) << 20 }, (0..<4096).map { $0 == 7 ? Int64.min : Int64.max - Int64($0) }, (0..<4100).map { Int64($0) },
+    ] as [[Int64]])
+    func fullLeaves(values: [Int64]) throws {
+        let realm = try makeRealm(types: [Person.self, Dog.self])
+        try realm.write {
+            let people = (0..<500).map { realm.create(Person.self, value: ["id": $0, "name": "P", "city": ""]) }
+            for (i, v) in values.enumerated() {
+                realm.create(Dog.self, value: ["id": i, "name": "D\(i % 3)", "age": Int(v), "breed": "", "owner": i % 13 == 5 ? NSNull() as Any : people[i / 10] as Any])
+            }
+        }
+        let snapshot = realm.instance.coordinator.latest
+        let restored = try SnapshotCodec.decode(SnapshotCodec.encode(snapshot), formatVersion: LogFormat.version, decodeAheadFrom: .max)
+        #expect(restored.hasSameContents(as: snapshot))
+        #expect(restored.invariantViolation() == nil)
+        let dogs = try #require(snapshot.schema.tableByName["Dog"])
+        let os = snapshot.schema[dogs]
+        // The first leaf is full: loaded at the width the table packs it to.
+        for name in ["age", "owner"] {
+            let p = try #require(os.indexByName[name])
+            let loaded = restored.tables[dogs.index].scalars[p].ints, written = snapshot.tables[dogs.index].scalars[p].ints
+            #expect(loaded.leaves[0].width == written.leaves[0].width && loaded.leaves[0].count == 4096, "\(name)")
+        }
+        let names = restored.tables[dogs.index].scalars[try #require(os.indexByName["name"])].bytes
+        #expect(names.leaves[0].isShort)
     }
 }
