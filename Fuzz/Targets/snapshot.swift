@@ -1,5 +1,6 @@
 // Fuzz target: a snapshot payload, decoded in the form of its format version.
-// Input: formatVersion:u8 payload (the decoded chunks of a snapshot file).
+// Input: v:u8 payload (the decoded chunks of a snapshot file), read as format
+// version v % 4 + 1.
 
 import Foundation
 @testable import Shoal
@@ -11,7 +12,7 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
         var seeds: [(String, [UInt8])] = FuzzSeeds.databases().flatMap { db, files in
             files.filter { $0.name.hasSuffix(".snap") }.compactMap { file -> (String, [UInt8])? in
                 guard let snapshot = try? SnapshotFile.decode(path: file.name, contents: file.bytes) else { return nil }
-                return ("\(db)-\(file.name)", [UInt8(truncatingIfNeeded: snapshot.header.formatVersion)] + snapshot.payload)
+                return ("\(db)-\(file.name)", [UInt8(truncatingIfNeeded: snapshot.header.formatVersion - 1)] + snapshot.payload)
             }
         }
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: FuzzSeeds.fixtures.path)) ?? []
@@ -20,7 +21,7 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
             for db in ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted() where db.hasSuffix(".shoal") {
                 guard let source = try? RecoverySource.load(path: directory + "/" + db, ignoringLock: true) else { continue }
                 let state = RecoveryWalk.run(source, policy: .skipBadRecords).state
-                seeds.append(("\(version)-\(db)-state", [2] + SnapshotCodec.encode(state)))
+                seeds.append(("\(version)-\(db)-state", [UInt8(LogFormat.version - 1)] + SnapshotCodec.encode(state)))
             }
         }
         return seeds
@@ -32,7 +33,7 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
 public func testOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let input = fuzzInput(start, count)
     guard let version = input.first else { return 0 }
-    let formatVersion = UInt16(version % 2 + 1)
+    let formatVersion = UInt16(version % 4) + 1
     let payload = Array(input.dropFirst())
     // Decoded here and, for the columnar form, ahead on another thread: the
     // outcome is the same. One at a time, so that the harness holds one
@@ -42,8 +43,8 @@ public func testOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         if let violation = snapshot.invariantViolation() { fatalError("a snapshot that loads breaks an invariant: \(violation)") }
         return true
     }()
-    if formatVersion == 2 {
-        let ahead = (try? SnapshotCodec.decode(payload, formatVersion: 2, decodeAheadFrom: 0)) != nil
+    if formatVersion >= 2 {
+        let ahead = (try? SnapshotCodec.decode(payload, formatVersion: formatVersion, decodeAheadFrom: 0)) != nil
         guard loaded == ahead else { fatalError("decoding ahead changes the outcome") }
     }
     return 0

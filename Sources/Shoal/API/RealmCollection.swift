@@ -229,10 +229,13 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
     /// (stepping past it); otherwise nothing, and ``nextElement()`` makes it.
     @usableFromInline
     mutating func nextAccessor() -> AccessorStep {
-        guard let instance else { return AccessorStep(object: nil, isEnd: false) }
+        guard instance != nil else { return AccessorStep(object: nil, isEnd: false) }
         guard position < values.count else { return AccessorStep(object: nil, isEnd: true) }
-        guard let plans, case .link(let link) = values[position], plans[link.table.index].accessorsReusable,
-            isKnownUniquelyReferenced(&lastAccessor), lastAccessor.unsafelyUnwrapped.repoint(to: link.table, link.key, in: instance)
+        // The uniqueness check first: it takes the iterator inout, and the
+        // instance read after it needs no retain to outlive it.
+        guard isKnownUniquelyReferenced(&lastAccessor), let plans, case .link(let link) = values[position],
+            plans[link.table.index].accessorsReusable,
+            lastAccessor.unsafelyUnwrapped.repoint(to: link.table, link.key, in: instance.unsafelyUnwrapped)
         else { return AccessorStep(object: nil, isEnd: false) }
         position += 1
         return AccessorStep(object: lastAccessor.unsafelyUnwrapped, isEnd: false)

@@ -19,40 +19,37 @@ extension ChangeRecordCodec {
     /// as an insert run's column (``encodeColumn(_:into:)``).
     static func encodeSnapshotColumn(_ column: ContiguousArray<Value>, shape: PropertyShape, into w: inout ByteWriter) {
         guard shape.collection == .none, !column.isEmpty else { return encodeColumn(column, into: &w) }
+        /// Every value as `extract` gives it, or `nil` if one gives none.
+        func all<T>(_ extract: (Value) -> T?) -> ContiguousArray<T>? {
+            var result = ContiguousArray<T>()
+            result.reserveCapacity(column.count)
+            for v in column {
+                guard let x = extract(v) else { return nil }
+                result.append(x)
+            }
+            return result
+        }
         switch shape.value.type {
         case .int where !shape.value.isOptional:
-            var ints = ContiguousArray<Int64>()
-            ints.reserveCapacity(column.count)
-            for v in column {
-                guard case .int(let i) = v else { return encodeColumn(column, into: &w) }
-                ints.append(i)
-            }
+            guard let ints = all({ if case .int(let i) = $0 { i } else { nil } }) else { return encodeColumn(column, into: &w) }
             w.byte(ColumnKind.packedInt.rawValue)
             encodePackedInts(ints, into: &w)
         case .object:
-            var keys = ContiguousArray<Int64>()
-            keys.reserveCapacity(column.count)
-            var target: TableKey?
-            for v in column {
-                switch v {
-                case .null: keys.append(-1)
-                case .link(let l) where l.key.rawValue >= 0 && (target == nil || target == l.table):
-                    target = l.table
-                    keys.append(l.key.rawValue)
-                default: return encodeColumn(column, into: &w)
-                }
-            }
-            guard let target else { return encodeColumn(column, into: &w) }
+            // Links into one class, or null (-1).
+            guard let target = column.lazy.compactMap({ if case .link(let l) = $0 { l.table } else { nil } }).first,
+                let keys = all({ v -> Int64? in
+                    switch v {
+                    case .null: -1
+                    case .link(let l) where l.key.rawValue >= 0 && l.table == target: l.key.rawValue
+                    default: nil
+                    }
+                })
+            else { return encodeColumn(column, into: &w) }
             w.byte(ColumnKind.packedLink.rawValue)
             w.varint(Int(target.rawValue))
             encodePackedInts(keys, into: &w)
         case .string where !shape.value.isOptional:
-            var strings: [String] = []
-            strings.reserveCapacity(column.count)
-            for v in column {
-                guard case .string(let s) = v else { return encodeColumn(column, into: &w) }
-                strings.append(s)
-            }
+            guard let strings = all({ if case .string(let s) = $0 { s } else { nil } }) else { return encodeColumn(column, into: &w) }
             w.byte(ColumnKind.stringLeaf.rawValue)
             encodeStringLeaf(strings, into: &w)
         default:
@@ -86,7 +83,7 @@ extension ChangeRecordCodec {
 
     /// Writes `strings` as a string leaf: their byte count, the width of
     /// the ends (2 bytes when the bytes fit 16 bits), the ends, the bytes.
-    static func encodeStringLeaf(_ strings: [String], into w: inout ByteWriter) {
+    static func encodeStringLeaf(_ strings: ContiguousArray<String>, into w: inout ByteWriter) {
         let total = strings.reduce(0) { $0 + $1.utf8.count }
         w.varint(total)
         let short = total <= Int(UInt16.max)

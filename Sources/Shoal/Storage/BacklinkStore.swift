@@ -431,25 +431,10 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
     mutating func modify<C: RandomAccessCollection>(
         ascending items: C, slot: (C.Element) -> Int, _ body: (C.Element, inout Backlinks) -> Void
     ) {
-        var i = items.startIndex
-        while i != items.endIndex {
-            let first = slot(items[i])
-            precondition(first >= 0 && first < count, "backlink slot \(first) out of range 0..<\(count)")
-            let l = first &>> Self.bits
-            let base = l &<< Self.bits
-            // The leaf is moved out, so that it is changed in place when no
-            // other store shares it.
-            var leaf = leaves[l] ?? Leaf(count: Swift.min(Self.width, count - base))
-            leaves[l] = nil
-            while i != items.endIndex {
-                let s = slot(items[i])
-                guard s &>> Self.bits == l else { break }
-                var links = leaf.take(s - base)
-                body(items[i], &links)
-                leaf.put(s - base, links)
-                items.formIndex(after: &i)
-            }
-            leaves[l] = leaf
+        forEachCell(ascending: items, slot: slot) { item, leaf, i in
+            var links = leaf.take(i)
+            body(item, &links)
+            leaf.put(i, links)
         }
     }
 
@@ -463,6 +448,28 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
     mutating func appendAscending<C: RandomAccessCollection, K: Collection<Int64>>(
         _ items: C, origin: TableKey, property: Int, slot: (C.Element) -> Int, keys: (C.Element) -> K
     ) {
+        forEachCell(ascending: items, slot: slot) { item, leaf, i in
+            let itemKeys = keys(item)
+            if leaf.cells[i].tag == Cell.emptyTag, let low = itemKeys.first,
+                let run = Cell.run(origin: origin, property: property, first: low, count: itemKeys.count),
+                itemKeys.isConsecutive(from: low)
+            {
+                leaf.cells[i] = run
+            } else {
+                var links = leaf.take(i)
+                links.append(origin: origin, property: property, keys: itemKeys)
+                leaf.put(i, links)
+            }
+        }
+    }
+
+    /// Calls `body` with each of `items` (whose slots, from `slot`, must
+    /// ascend), the leaf holding its slot and the slot's index in it. Each
+    /// leaf is moved out while its items are handled, so that it is
+    /// changed in place when no other store shares it.
+    private mutating func forEachCell<C: RandomAccessCollection>(
+        ascending items: C, slot: (C.Element) -> Int, _ body: (C.Element, inout Leaf, Int) -> Void
+    ) {
         var i = items.startIndex
         while i != items.endIndex {
             let first = slot(items[i])
@@ -474,17 +481,7 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
             while i != items.endIndex {
                 let s = slot(items[i])
                 guard s &>> Self.bits == l else { break }
-                let itemKeys = keys(items[i])
-                if leaf.cells[s - base].tag == Cell.emptyTag, let low = itemKeys.first,
-                    let run = Cell.run(origin: origin, property: property, first: low, count: itemKeys.count),
-                    itemKeys.isConsecutive(from: low)
-                {
-                    leaf.cells[s - base] = run
-                } else {
-                    var links = leaf.take(s - base)
-                    links.append(origin: origin, property: property, keys: itemKeys)
-                    leaf.put(s - base, links)
-                }
+                body(items[i], &leaf, s - base)
                 items.formIndex(after: &i)
             }
             leaves[l] = leaf
