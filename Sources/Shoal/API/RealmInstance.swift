@@ -37,12 +37,8 @@ final class RealmInstance {
     /// is about to be told of, by subscription id (ShoalCombine's `objectWillChange`).
     let willDeliverHooks = Locked<[Int: () -> Void]>([:])
     /// The version this Realm reads outside a write transaction.
-    ///
-    /// Unchecked for exclusive access, as `transaction` is: every read of a
-    /// managed property goes through them, and a live instance is used on
-    /// one thread (``verifyThread()``), a frozen one never changes them.
-    @exclusivity(unchecked) private(set) var snapshot: Snapshot
-    @exclusivity(unchecked) private(set) var transaction: WriteTransaction?
+    private(set) var snapshot: Snapshot
+    private(set) var transaction: WriteTransaction?
     /// Bumped by `invalidate()`: accessors from an earlier generation are invalid.
     private(set) var generation = 0
     /// Bumped whenever the visible state may have changed (refresh, commit,
