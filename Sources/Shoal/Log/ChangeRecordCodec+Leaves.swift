@@ -7,54 +7,43 @@
 //                 (width 0, 1, 2, 4 or 8 bytes per value; value = base + offset, the
 //                 offset unsigned little-endian; width 0 stores nothing, every value
 //                 is base; width 8 stores each value as it is, with no base)
-//   stringLeaf := byteCount:varint endWidth:byte end{count} byte{byteCount}
-//                 (endWidth 2 or 4; each end little-endian, where its string ends in the
-//                 bytes: ends never decrease and the last is byteCount; 2 only when
-//                 byteCount < 65,536; the bytes valid UTF-8)
+//   stringLeaf := byteCount:varint lengthWidth:byte length{count} byte{byteCount}
+//                 (lengthWidth 1, 2 or 4; each length unsigned little-endian, the string's
+//                 bytes; the lengths add up to byteCount; the bytes valid UTF-8. Lengths,
+//                 not ends: small repeated lengths compress where ends, all different,
+//                 do not, and their sums are the ends the leaf keeps)
 
 extension ChangeRecordCodec {
-    /// Writes a column of a snapshot run (format version 4): a required int
-    /// property's ints or a link property's links as a packed leaf, a
-    /// required string property's strings as a string leaf; anything else
-    /// as an insert run's column (``encodeColumn(_:into:)``).
-    static func encodeSnapshotColumn(_ column: ContiguousArray<Value>, shape: PropertyShape, into w: inout ByteWriter) {
-        guard shape.collection == .none, !column.isEmpty else { return encodeColumn(column, into: &w) }
-        /// Every value as `extract` gives it, or `nil` if one gives none.
-        func all<T>(_ extract: (Value) -> T?) -> ContiguousArray<T>? {
-            var result = ContiguousArray<T>()
-            result.reserveCapacity(column.count)
-            for v in column {
-                guard let x = extract(v) else { return nil }
-                result.append(x)
-            }
-            return result
-        }
-        switch shape.value.type {
-        case .int where !shape.value.isOptional:
-            guard let ints = all({ if case .int(let i) = $0 { i } else { nil } }) else { return encodeColumn(column, into: &w) }
+    /// Writes the values of `slots` of a column as a snapshot run's leaf
+    /// column (format version 4), read straight from the column, when it
+    /// is a typed column, with no null in `slots`, of a required int property, a link
+    /// property (holding a link), or a required string property; returns
+    /// whether it did. Any other column is written as an insert run's
+    /// (``encodeColumn(_:into:)``).
+    static func encodeTypedSnapshotColumn(_ column: Column, slots: Range<Int>, shape: PropertyShape, into w: inout ByteWriter) -> Bool {
+        // (A column keeps a null mark per slot once any slot is null, a
+        // deleted object's included: the run's own slots must hold none.)
+        guard shape.collection == .none, !slots.isEmpty, column.nulls.map({ nulls in !slots.contains { nulls[$0] } }) ?? true
+        else { return false }
+        switch (shape.value.type, column.kind) {
+        case (.int, .int) where !shape.value.isOptional:
             w.byte(ColumnKind.packedInt.rawValue)
-            encodePackedInts(ints, into: &w)
-        case .object:
-            // Links into one class, or null (-1).
-            guard let target = column.lazy.compactMap({ if case .link(let l) = $0 { l.table } else { nil } }).first,
-                let keys = all({ v -> Int64? in
-                    switch v {
-                    case .null: -1
-                    case .link(let l) where l.key.rawValue >= 0 && l.table == target: l.key.rawValue
-                    default: nil
-                    }
-                })
-            else { return encodeColumn(column, into: &w) }
+            encodePackedInts(ContiguousArray(slots.lazy.map { column.ints[$0] }), into: &w)
+        case (.object, .link):
+            let keys = ContiguousArray(slots.lazy.map { column.ints[$0] })
+            guard let target = column.linkTarget, keys.contains(where: { $0 >= 0 }) else { return false }
             w.byte(ColumnKind.packedLink.rawValue)
             w.varint(Int(target.rawValue))
             encodePackedInts(keys, into: &w)
-        case .string where !shape.value.isOptional:
-            guard let strings = all({ if case .string(let s) = $0 { s } else { nil } }) else { return encodeColumn(column, into: &w) }
+        case (.string, .string) where !shape.value.isOptional:
             w.byte(ColumnKind.stringLeaf.rawValue)
-            encodeStringLeaf(strings, into: &w)
+            encodeStringLeaf(count: slots.count, into: &w, length: { column.bytes.withBytes(slots.lowerBound + $0) { $0.count } }) { i, w in
+                column.bytes.withBytes(slots.lowerBound + i) { w.raw(bytes: $0) }
+            }
         default:
-            encodeColumn(column, into: &w)
+            return false
         }
+        return true
     }
 
     /// Writes `values` as a packed leaf: the fewest bytes per value that
@@ -81,19 +70,26 @@ extension ChangeRecordCodec {
         }
     }
 
-    /// Writes `strings` as a string leaf: their byte count, the width of
-    /// the ends (2 bytes when the bytes fit 16 bits), the ends, the bytes.
-    static func encodeStringLeaf(_ strings: ContiguousArray<String>, into w: inout ByteWriter) {
-        let total = strings.reduce(0) { $0 + $1.utf8.count }
-        w.varint(total)
-        let short = total <= Int(UInt16.max)
-        w.byte(short ? 2 : 4)
-        var end = 0
-        for s in strings {
-            end += s.utf8.count
-            if short { w.fixed16(UInt16(end)) } else { w.fixed32(UInt32(end)) }
+    /// Writes a string leaf of `count` strings: their byte count, the
+    /// width of the lengths (the fewest bytes that hold the longest), each
+    /// string's `length(i)`, then the bytes, which `write(i, &w)` appends.
+    static func encodeStringLeaf(count: Int, into w: inout ByteWriter, length: (Int) -> Int, write: (Int, inout ByteWriter) -> Void) {
+        var total = 0, longest = 0
+        for i in 0..<count {
+            total += length(i)
+            longest = Swift.max(longest, length(i))
         }
-        for s in strings { w.utf8(s) }
+        let width = longest <= Int(UInt8.max) ? 1 : longest <= Int(UInt16.max) ? 2 : 4
+        w.varint(total)
+        w.byte(UInt8(width))
+        for i in 0..<count {
+            switch width {
+            case 1: w.byte(UInt8(length(i)))
+            case 2: w.fixed16(UInt16(length(i)))
+            default: w.fixed32(UInt32(length(i)))
+            }
+        }
+        for i in 0..<count { write(i, &w) }
     }
 
     /// Reads a packed leaf of `count` integers as the leaf ``IntChunks``
@@ -138,64 +134,62 @@ extension ChangeRecordCodec {
     }
 
     /// Reads a string leaf of `count` strings into `column`, checking the
-    /// ends and the UTF-8: a full leaf whose ends take two bytes is adopted
-    /// as it is.
+    /// lengths and the UTF-8: a full leaf of at most 65,535 bytes is
+    /// adopted with two-byte ends, as the column keeps it.
     static func decodeStringLeaf(_ r: inout ByteReader, count: Int, into column: inout Column) throws(DecodingFailure) {
-        let totalOffset = r.offset
         let total = try r.int("string leaf byte count")
         let widthOffset = r.offset
-        let endWidth = Int(try r.byte())
-        guard endWidth == 2 || endWidth == 4 else {
-            throw DecodingFailure(offset: widthOffset, reason: "string leaf: ends of \(endWidth) bytes, not 2 or 4")
+        let width = Int(try r.byte())
+        guard width == 1 || width == 2 || width == 4 else {
+            throw DecodingFailure(offset: widthOffset, reason: "string leaf: lengths of \(width) bytes, not 1, 2 or 4")
         }
-        guard endWidth == 4 || total <= Int(UInt16.max) else {
-            throw DecodingFailure(offset: totalOffset, reason: "string leaf: \(total) bytes with two-byte ends")
-        }
-        let endsRange = try r.take(count * endWidth, "string leaf ends of \(count) strings")
-        // Ends that never decrease, the last at the byte count.
-        let endsFailure: String? = r.withPayload { payload in
-            let raw = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: payload[endsRange]))
-            var previous = 0
-            for j in 0..<count {
-                let end = endWidth == 2 ? Int(raw.loadLittleEndian(UInt16.self, at: j * 2)) : Int(raw.loadLittleEndian(UInt32.self, at: j * 4))
-                guard end >= previous else { return "string leaf: string \(j) ends at \(end), before the one before it (\(previous))" }
-                previous = end
+        let lengthsRange = try r.take(count * width, "string leaf lengths of \(count) strings")
+        /// The lengths summed into ends of type `T`, or `nil` when they do
+        /// not add up to `total`.
+        func ends<T: FixedWidthInteger>(_: T.Type) -> ContiguousArray<T>? {
+            r.withPayload { payload in
+                let raw = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: payload[lengthsRange]))
+                var end = 0
+                let ends = ContiguousArray<T>(unsafeUninitializedCapacity: count) { buffer, initialized in
+                    for j in 0..<count {
+                        switch width {
+                        case 1: end &+= Int(raw[j])
+                        case 2: end &+= Int(raw.loadLittleEndian(UInt16.self, at: j * 2))
+                        default: end &+= Int(raw.loadLittleEndian(UInt32.self, at: j * 4))
+                        }
+                        buffer[j] = T(truncatingIfNeeded: end)
+                    }
+                    initialized = count
+                }
+                // Each length is under 2^32 and there are at most 4,096:
+                // the sum cannot wrap.
+                return end == total ? ends : nil
             }
-            return previous == total ? nil : "string leaf: the strings end at \(previous), not at the byte count \(total)"
         }
-        if let endsFailure { throw DecodingFailure(offset: endsRange.lowerBound, reason: endsFailure) }
+        let short = total <= Int(UInt16.max) && count == Chunks<UInt8>.width
+        guard total <= Int(UInt32.max) else {
+            throw DecodingFailure(offset: widthOffset, reason: "string leaf: \(total) bytes, over \(UInt32.max)")
+        }
+        let shortEnds = short ? ends(UInt16.self) : nil
+        let longEnds = short ? nil : ends(UInt32.self)
+        guard shortEnds != nil || longEnds != nil else {
+            throw DecodingFailure(offset: lengthsRange.lowerBound, reason: "string leaf: the lengths do not add up to the byte count \(total)")
+        }
         let bytesRange = try r.take(total, "string leaf of \(total) bytes")
         let bytes = r.withPayload { payload in ContiguousArray(payload[bytesRange]) }
         if !bytes.withUnsafeBufferPointer(ByteReader.isASCII) {
             // String by string, so that the failure names the first bad one.
             var start = 0
             for j in 0..<count {
-                let end = r.withPayload { payload in
-                    let raw = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: payload[endsRange]))
-                    return endWidth == 2 ? Int(raw.loadLittleEndian(UInt16.self, at: j * 2)) : Int(raw.loadLittleEndian(UInt32.self, at: j * 4))
-                }
+                let end = shortEnds.map { Int($0[j]) } ?? Int(longEnds![j])
                 try r.checkUTF8(bytesRange.lowerBound + start..<bytesRange.lowerBound + end, prefixAt: bytesRange.lowerBound + start)
                 start = end
             }
         }
-        /// The ends, converted to `T`.
-        func ends<T: FixedWidthInteger>(_: T.Type) -> ContiguousArray<T> {
-            r.withPayload { payload in
-                let raw = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: payload[endsRange]))
-                return ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
-                    for j in 0..<count {
-                        buffer[j] = endWidth == 2
-                            ? T(truncatingIfNeeded: raw.loadLittleEndian(UInt16.self, at: j * 2))
-                            : T(truncatingIfNeeded: raw.loadLittleEndian(UInt32.self, at: j * 4))
-                    }
-                    initialized = count
-                }
-            }
-        }
-        if endWidth == 2, count == Chunks<UInt8>.width {
-            column.appendBytes(bytes, shortEnds: ends(UInt16.self))
+        if let shortEnds {
+            column.appendBytes(bytes, shortEnds: shortEnds)
         } else {
-            column.appendBytes(bytes, ends: ends(UInt32.self))
+            column.appendBytes(bytes, ends: longEnds!)
         }
     }
 }

@@ -36,7 +36,7 @@ extension ChangeRecordCodec {
         /// (snapshots of format version 4): the table, then the leaf.
         case packedLink = 6
         /// Every value a string, as a leaf of bytes and ends (snapshots of
-        /// format version 4): see ``ChangeRecordCodec/encodeStringLeaf(_:into:)``.
+        /// format version 4): see ``ChangeRecordCodec/encodeStringLeaf(count:into:length:write:)``.
         case stringLeaf = 7
 
         /// Whether the kind is one only snapshots of format version 4 hold.

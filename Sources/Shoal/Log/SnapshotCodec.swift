@@ -165,9 +165,10 @@ enum SnapshotCodec {
                     ChangeRecordCodec.encodeColumn(repeatElement(Value.null, count: run.count), into: &w)
                     continue
                 }
+                if ChangeRecordCodec.encodeTypedSnapshotColumn(table.scalars[p], slots: run, shape: shapes[p], into: &w) { continue }
                 buffer.removeAll(keepingCapacity: true)
                 table.scalars[p].forEachValue(in: run) { buffer.append($0) }
-                ChangeRecordCodec.encodeSnapshotColumn(buffer, shape: shapes[p], into: &w)
+                ChangeRecordCodec.encodeColumn(buffer, into: &w)
             }
             end = run.upperBound
         }

@@ -58,16 +58,14 @@ import Testing
             mark("\(name).kind"); w.byte(ChangeRecordCodec.ColumnKind.packedInt.rawValue)
             packed(values, name)
         }
-        /// A string leaf (format version 4) with two-byte ends.
+        /// A string leaf (format version 4) with one-byte lengths.
         func strings(_ values: [String], _ name: String) {
             mark("\(name).kind"); w.byte(ChangeRecordCodec.ColumnKind.stringLeaf.rawValue)
             mark("\(name).byteCount"); w.varint(values.reduce(0) { $0 + $1.utf8.count })
-            mark("\(name).endWidth"); w.byte(2)
-            mark("\(name).ends")
-            var end = 0
+            mark("\(name).lengthWidth"); w.byte(1)
+            mark("\(name).lengths")
             for (i, v) in values.enumerated() {
-                end += v.utf8.count
-                mark("\(name).end\(i)"); w.fixed16(UInt16(end))
+                mark("\(name).length\(i)"); w.byte(UInt8(v.utf8.count))
             }
             mark("\(name).byte0")
             for v in values { w.utf8(v) }
@@ -224,10 +222,10 @@ import Testing
             // Key 1 (zigzag 2): the deleted person.
             ("Dog.run0.owner.base", 2, "Dog.run0.skip", "not a live object"),
             ("Dog.run0.age.width", 3, "Dog.run0.age.width", "3 bytes per value, not 0, 1, 2, 4 or 8"),
-            ("Dog.run0.name.endWidth", 3, "Dog.run0.name.endWidth", "ends of 3 bytes, not 2 or 4"),
-            ("Dog.run0.name.byteCount", 7, "Dog.run0.name.ends", "not at the byte count 7"),
-            ("Dog.run0.name.byteCount", 1 << 17, "Dog.run0.name.byteCount", "131072 bytes with two-byte ends"),
-            ("Dog.run0.name.end0", 7, "Dog.run0.name.ends", "before the one before it"),
+            ("Dog.run0.name.lengthWidth", 3, "Dog.run0.name.lengthWidth", "lengths of 3 bytes, not 1, 2 or 4"),
+            ("Dog.run0.name.byteCount", 7, "Dog.run0.name.lengths", "do not add up to the byte count 7"),
+            ("Dog.run0.name.length0", 4, "Dog.run0.name.lengths", "do not add up to the byte count 6"),
+            ("Dog.run0.name.length0", 2, "Dog.run0.name.lengths", "do not add up to the byte count 6"),
             ("Dog.run0.name.byte0", 0xFF, "Dog.run0.name.byte0", "not valid UTF-8"),
             ("Person.run0.id.kind", 6, "Person.run0.id.kind", "does not fit 'Person.id'"),
             ("Person.run0.name.kind", 5, "Person.run0.name.kind", "a packed int column does not fit 'Person.name'"),
@@ -249,7 +247,7 @@ import Testing
         let people = UInt64(snapshot.schema.tableByName["Person"]!.index), dogs = UInt64(snapshot.schema.tableByName["Dog"]!.index)
         let replacement: UInt64 = value == -1 ? people : value == -2 ? dogs : UInt64(value)
         let damaged =
-            [".kind", ".width", ".endWidth", ".end0", ".byte0"].contains(where: field.hasSuffix)
+            [".kind", ".width", ".lengthWidth", ".length0", ".byte0"].contains(where: field.hasSuffix)
             ? Array(bytes[..<offset]) + [UInt8(value)] + Array(bytes[(offset + 1)...])
             : Self.replacingVarint(bytes, at: offset, with: replacement)
         let error = #expect(throws: DecodingFailure.self) {
