@@ -144,7 +144,7 @@ extension Realm {
         }
         do {
             let value = try ValueCoercion.value(key, for: pk, className: schema.className, realm: nil, update: .error)
-            guard let objectKey = instance.current.object(table, primaryKey: value) else { return nil }
+            guard let objectKey = instance.object(table, primaryKey: value) else { return nil }
             return instance.dynamicAccessor(Link(table: table, key: objectKey))
         } catch { shoalPrecondition(error) }
     }

@@ -83,7 +83,7 @@ extension Realm {
         }
         do {
             let value = try ValueCoercion.value(key: key, for: pk, className: plan.className)
-            guard let objectKey = instance.current.object(table, primaryKey: value) else { return nil }
+            guard let objectKey = instance.object(table, primaryKey: value) else { return nil }
             return instance.accessor(Link(table: table, key: objectKey)) as? Element
         } catch { shoalPrecondition(error) }
     }

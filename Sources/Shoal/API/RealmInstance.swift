@@ -88,6 +88,14 @@ final class RealmInstance {
         return withUnsafePointer(to: &snapshot) { $0.pointee.isAlive(table, key) }
     }
 
+    /// The object with primary key `value` in the visible state, looked up
+    /// in place (``current`` would copy the snapshot: a retain and release
+    /// of every table's storage per look-up).
+    func object(_ table: TableKey, primaryKey value: Value) -> ObjectKey? {
+        if transaction != nil { return transaction!.working.object(table, primaryKey: value) }
+        return withUnsafePointer(to: &snapshot) { $0.pointee.object(table, primaryKey: value) }
+    }
+
     /// A single-valued property in the visible state, read in place.
     func value(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> Value {
         if let transaction { return transaction.working.value(table, key, property) }
