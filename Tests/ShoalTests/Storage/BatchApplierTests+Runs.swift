@@ -38,7 +38,7 @@ import Testing
         return (base, record)
     }
 
-    @Test("records replayed through their runs give exactly the live commit's snapshot: random workloads, bulk adds around maximumRun, runs among other ops")
+    @Test("records replayed through their runs give exactly the live commit's snapshot: random workloads, bulk adds around maximumRun, runs among other ops, runs whose owners ascend")
     func sameAsLiveCommit() throws {
         var steps = try BatchApplierTests.commits(seed: 0xC0DEC, rounds: 60).steps
         let realm = try makeRealm()
@@ -62,6 +62,21 @@ import Testing
                         realm.object(ofType: Dog.self, forPrimaryKey: nextDog - 400)?.owner = people[1]
                         if let doomed = realm.object(ofType: Dog.self, forPrimaryKey: nextDog - 300) { realm.delete(doomed) }
                     }
+                }
+            })
+        }
+        // Owners ascending with the dogs (a person's dogs added after the
+        // person), some without one: the runs' backlinks are added a
+        // target at a time.
+        for count in [BatchApplier.maximumRun, BatchApplier.maximumRun + 300] {
+            steps.append(try Self.commit(realm) {
+                var owner = Int(rng.next() % 20)
+                for _ in 0..<count {
+                    let dog = Dog(value: ["id": nextDog, "name": "D\(nextDog)", "age": Int(rng.next() % 20), "breed": "Pug"])
+                    if rng.next() % 4 == 0 { owner = min(owner + Int(rng.next() % 3), 299) }
+                    dog.owner = rng.next() % 9 == 0 ? nil : people[owner]
+                    realm.add(dog)
+                    nextDog += 1
                 }
             })
         }
