@@ -26,8 +26,8 @@ struct ByteWriter {
     mutating func fixed32(_ value: UInt32) { bytes.appendLittleEndian(value) }
     mutating func fixed16(_ value: UInt16) { bytes.appendLittleEndian(value) }
 
-    /// Bytes with no length before them.
-    mutating func raw(bytes raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
+    /// Bytes with no length before them (``raw(_:)`` writes the length first).
+    mutating func unprefixed(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
 
     /// A string's UTF-8 bytes with no length before them.
     mutating func utf8(_ s: String) {

@@ -1,5 +1,5 @@
 // The column kinds only snapshots of format version 4 hold: integers and
-// links as packed leaves, and strings as a leaf of bytes and ends, stored
+// links as packed leaves, and strings as a leaf of lengths and bytes, stored
 // as the table keeps them in memory, so that loading copies and checks
 // them rather than decoding value by value (FORMAT.md, "Snapshot payload").
 //
@@ -38,7 +38,7 @@ extension ChangeRecordCodec {
         case (.string, .string) where !shape.value.isOptional:
             w.byte(ColumnKind.stringLeaf.rawValue)
             encodeStringLeaf(count: slots.count, into: &w, length: { column.bytes.withBytes(slots.lowerBound + $0) { $0.count } }) { i, w in
-                column.bytes.withBytes(slots.lowerBound + i) { w.raw(bytes: $0) }
+                column.bytes.withBytes(slots.lowerBound + i) { w.unprefixed($0) }
             }
         default:
             return false
@@ -46,28 +46,29 @@ extension ChangeRecordCodec {
         return true
     }
 
-    /// Writes `values` as a packed leaf: the fewest bytes per value that
-    /// hold each one's difference from the least, as ``IntChunks`` packs a
-    /// full leaf.
+    /// Writes `values` as a packed leaf: packed as ``IntChunks`` packs a
+    /// full leaf (``IntChunks/Leaf/init(packing:)``), so that loading
+    /// adopts exactly the leaf the table would hold.
     static func encodePackedInts(_ values: ContiguousArray<Int64>, into w: inout ByteWriter) {
-        let least = values.min() ?? 0, most = values.max() ?? 0
-        let span = UInt64(bitPattern: most &- least)
-        let width = span == 0 ? 0 : span <= 0xFF ? 1 : span <= 0xFFFF ? 2 : span <= 0xFFFF_FFFF ? 4 : 8
-        w.byte(UInt8(width))
-        if width == 8 {
-            for v in values { w.fixed64(UInt64(bitPattern: v)) }
+        let leaf = values.withUnsafeBufferPointer { IntChunks.Leaf(packing: $0) }
+        w.byte(UInt8(leaf.width))
+        if leaf.width == 8 {
+            for v in leaf.wide { w.fixed64(UInt64(bitPattern: v)) }
             return
         }
-        w.signed(least)
-        for v in values {
-            let offset = UInt64(bitPattern: v &- least)
-            switch width {
-            case 1: w.byte(UInt8(truncatingIfNeeded: offset))
-            case 2: w.fixed16(UInt16(truncatingIfNeeded: offset))
-            case 4: w.fixed32(UInt32(truncatingIfNeeded: offset))
-            default: break
+        w.signed(leaf.base)
+        #if _endian(little)
+            leaf.packed.withUnsafeBytes { w.unprefixed($0) }
+        #else
+            for j in 0..<leaf.count {
+                let offset = UInt64(bitPattern: leaf.value(j) &- leaf.base)
+                switch leaf.width {
+                case 1: w.byte(UInt8(truncatingIfNeeded: offset))
+                case 2: w.fixed16(UInt16(truncatingIfNeeded: offset))
+                default: w.fixed32(UInt32(truncatingIfNeeded: offset))
+                }
             }
-        }
+        #endif
     }
 
     /// Writes a string leaf of `count` strings: their byte count, the

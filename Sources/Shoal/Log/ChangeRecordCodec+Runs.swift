@@ -35,7 +35,7 @@ extension ChangeRecordCodec {
         /// Links into one table, or null (`-1`), as a packed leaf of keys
         /// (snapshots of format version 4): the table, then the leaf.
         case packedLink = 6
-        /// Every value a string, as a leaf of bytes and ends (snapshots of
+        /// Every value a string, as a leaf of lengths and bytes (snapshots of
         /// format version 4): see ``ChangeRecordCodec/encodeStringLeaf(count:into:length:write:)``.
         case stringLeaf = 7
 

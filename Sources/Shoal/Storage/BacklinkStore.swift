@@ -513,8 +513,7 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
         var total = 0
         for leaf in leaves {
             guard let leaf else { continue }
-            for cell in leaf.cells where cell.tag < Cell.runTag { total += 1 }
-            for cell in leaf.cells where cell.tag == Cell.runTag { total += cell.runCount }
+            for cell in leaf.cells where cell.tag <= Cell.runTag { total += cell.tag == Cell.runTag ? cell.runCount : 1 }
             for links in leaf.overflow.values { total += links.count }
             for keys in leaf.keyOverflow.values { total += keys.count }
         }
@@ -524,7 +523,7 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
 
 extension Collection<Int64> {
     /// Whether the keys are `low, low + 1, low + 2, ...` (`low` the first).
-    func isConsecutive(from low: Int64) -> Bool {
+    fileprivate func isConsecutive(from low: Int64) -> Bool {
         var expected = low
         for key in self {
             guard key == expected else { return false }

@@ -186,30 +186,11 @@ extension Snapshot {
             groups.append(start..<i)
             start = i
         }
-        // One property of one class (a run's one link column), its keys
-        // ascending: each target's keys straight into its store.
-        let first = links[0].backlink
-        var uniform = true
-        for i in 1..<links.count {
-            let backlink = links[i].backlink
-            if backlink.origin != first.origin || backlink.property != first.property || backlink.key <= links[i - 1].backlink.key {
-                uniform = false
-                break
-            }
-        }
         var g = 0
         while g < groups.count {
             let table = links[order[groups[g].lowerBound]].target.table
             var h = g + 1
             while h < groups.count, links[order[groups[h].lowerBound]].target.table == table { h += 1 }
-            if uniform {
-                tables[table.index].backlinks.appendAscending(
-                    groups[g..<h], origin: first.origin, property: first.property,
-                    slot: { links[order[$0.lowerBound]].target.key.slot },
-                    keys: { group in group.lazy.map { links[order[$0]].backlink.key.rawValue } })
-                g = h
-                continue
-            }
             tables[table.index].backlinks.modify(ascending: groups[g..<h], slot: { links[order[$0.lowerBound]].target.key.slot }) { group, backlinks in
                 // Links from one property (a run's link column) are added
                 // as keys.
