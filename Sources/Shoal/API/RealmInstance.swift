@@ -111,6 +111,7 @@ final class RealmInstance {
         }
         // The bytes' address is taken out of the closure and decoded after
         // it: decoding inside made the compiler retain the columns around it.
+        if let string = withUnsafePointer(to: &snapshot, { $0.pointee.codedString(table, key, property) }) { return string }
         if let bytes = withUnsafePointer(to: &snapshot, { $0.pointee.unsafeStringBytes(table, key, property) }) {
             return String(decoding: bytes, as: UTF8.self)
         }

@@ -40,6 +40,12 @@ extension ChangeRecordCodec {
             encodeStringLeaf(count: slots.count, into: &w, length: { column.bytes.withBytes(slots.lowerBound + $0) { $0.count } }) { i, w in
                 column.bytes.withBytes(slots.lowerBound + i) { w.unprefixed($0) }
             }
+        case (.string, .codedString) where !shape.value.isOptional:
+            // The strings themselves, as a plain column's leaf.
+            guard let dictionary = column.dictionary, !slots.contains(where: { column.ints[$0] < 0 }) else { return false }
+            let strings = slots.map { dictionary.strings[Int(column.ints[$0])] }
+            w.byte(ColumnKind.stringLeaf.rawValue)
+            encodeStringLeaf(count: strings.count, into: &w, length: { strings[$0].utf8.count }) { i, w in w.utf8(strings[i]) }
         default:
             return false
         }

@@ -14,6 +14,7 @@ extension OrderingStep {
     static func sortByStringColumn(_ elements: [Value], _ key: SortKey, _ snapshot: Snapshot) -> [Value]? {
         guard key.path.steps.count == 1, let step = key.path.steps.first else { return nil }
         let column = snapshot.withTable(step.table) { $0.pointee.scalars[step.index] }
+        if column.kind == .codedString { return sortByCodes(elements, column, table: step.table, ascending: key.ascending) }
         guard column.nulls == nil, column.kind == .string else { return nil }
         let strings = column.bytes
         // Every element's bytes copied into one buffer, so that comparing
@@ -96,6 +97,27 @@ extension OrderingStep {
         var order = (0..<Int32(entries.count)).map { $0 }
         order.withUnsafeMutableBufferPointer { sortLevel($0, depth: 0) }
         return order.map { elements[Int($0)] }
+    }
+
+    /// Objects sorted by a coded string column (``Column/Kind/codedString``)
+    /// of their table: by the rank of each one's code in the dictionary's
+    /// string order, with a radix sort of the ranks, equal strings keeping
+    /// their order. `nil` when an element is not an object of `table` or
+    /// holds null (which the general sort places).
+    private static func sortByCodes(_ elements: [Value], _ column: Column, table: TableKey, ascending: Bool) -> [Value]? {
+        guard let dictionary = column.dictionary else { return nil }
+        let ranks = dictionary.ranks()
+        var pairs: [(key: UInt64, position: Int32)] = []
+        pairs.reserveCapacity(elements.count)
+        for (position, element) in elements.enumerated() {
+            guard case .link(let link) = element, link.table == table, link.key.slot < column.count else { return nil }
+            let code = column.ints[link.key.slot]
+            guard code >= 0 else { return nil }
+            let rank = UInt64(ranks[Int(code)])
+            pairs.append((ascending ? rank : ~rank, Int32(position)))
+        }
+        radixSort(&pairs)
+        return pairs.map { elements[Int($0.position)] }
     }
 
     /// Sorts `pairs` by key, stably: a least-significant-byte-first radix

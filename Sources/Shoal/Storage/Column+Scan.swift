@@ -6,13 +6,23 @@ extension Column {
     ///
     /// `alive` is the table's liveness. Integer comparisons with integer
     /// constants and exact string equality run over the typed leaves with
-    /// no `Value` built; other comparisons build a `Value` per live slot.
+    /// no `Value` built, and any comparison of coded strings tests each
+    /// distinct string once, then the codes; other comparisons build a
+    /// `Value` per live slot.
     func slots(matching matcher: ValueMatcher, alive: Chunks<Bool>) -> [ObjectKey] {
         @inline(__always) func isLive(_ slot: Int) -> Bool { alive[slot] }
         var keys: [ObjectKey] = []
         if nulls == nil, kind == .int, let test = IntegerTest(matcher) {
             ints.forEachLeaf { base, leaf in
                 for (offset, x) in leaf.enumerated() where test.passes(x) && isLive(base &+ offset) {
+                    keys.append(ObjectKey(Int64(base &+ offset)))
+                }
+            }
+            return keys
+        }
+        if kind == .codedString, let passing = passingCodes(matcher, tests: count) {
+            ints.forEachLeaf { base, leaf in
+                for (offset, code) in leaf.enumerated() where passing[Int(code &+ 1)] && isLive(base &+ offset) {
                     keys.append(ObjectKey(Int64(base &+ offset)))
                 }
             }
@@ -71,6 +81,10 @@ extension Column {
     /// with integer constants, exact string equality, no nulls); `nil`
     /// otherwise, for the caller to test values one by one.
     func filter(_ keys: [ObjectKey], matching matcher: ValueMatcher) -> [ObjectKey]? {
+        if kind == .codedString {
+            guard let passing = passingCodes(matcher, tests: keys.count) else { return nil }
+            return keys.filter { passing[Int(ints[$0.slot] &+ 1)] }
+        }
         guard nulls == nil else { return nil }
         if kind == .int, let test = IntegerTest(matcher) {
             return keys.filter { test.passes(ints[$0.slot]) }
@@ -79,6 +93,17 @@ extension Column {
             return keys.filter { key in bytes.withBytes(key.slot) { wanted.passes($0) } }
         }
         return nil
+    }
+}
+
+extension Column {
+    /// Whether `matcher` passes each code of a coded string column, by code
+    /// + 1 (index 0 is null): the matcher's own decision, made once per
+    /// distinct string. `nil` when the dictionary holds more strings than
+    /// the `tests` values a scan would test one by one.
+    fileprivate func passingCodes(_ matcher: ValueMatcher, tests: Int) -> [Bool]? {
+        guard let dictionary, dictionary.count <= tests else { return nil }
+        return [matcher.matches(.null)] + dictionary.passing(matcher.matches)
     }
 }
 

@@ -5,8 +5,8 @@ import Foundation
 /// ``IntChunks``, whose full leaves take the fewest bytes their values
 /// need, other fixed-width values in ``Chunks`` (doubles, dates, booleans,
 /// object ids, UUIDs, decimals), UTF-8 bytes plus offsets in
-/// ``ByteChunks`` for strings and data,
-/// tagged ``Value``s only for `AnyRealmValue`. Nulls of the other kinds
+/// ``ByteChunks`` for strings and data (strings dictionary-encoded
+/// first: see ``Kind/codedString``), tagged ``Value``s only for `AnyRealmValue`. Nulls of the other kinds
 /// live in a validity vector, made when the first null is stored (a
 /// required property holds one only in deleted slots).
 ///
@@ -30,12 +30,22 @@ struct Column: Sendable {
         /// Object keys into one table (``linkTarget``), `-1` for null.
         case link
         case string, data
+        /// Strings, dictionary-encoded: each slot holds a code (in
+        /// ``ints``, `-1` for null) into the column's ``dictionary``. What
+        /// a string property's column starts as. It turns into ``string``
+        /// for good when it would hold more than
+        /// ``StringDictionary/capacity`` distinct strings, or when a run of
+        /// plain strings is appended to it while it is empty (a loaded
+        /// snapshot's or log's leaves, taken as they are). Reading a string
+        /// then copies a `String` made once, with no UTF-8 check; scans test
+        /// each distinct string once; sorts order codes by rank.
+        case codedString
         /// Tagged values.
         case values
     }
 
     private(set) var kind: Kind
-    /// Integers, and the keys of links.
+    /// Integers, the keys of links, and the codes of coded strings.
     private(set) var ints = IntChunks()
     /// Doubles, and dates as seconds since the reference date.
     private(set) var doubles = Chunks<Double>()
@@ -47,6 +57,8 @@ struct Column: Sendable {
     /// Strings' UTF-8 and data's bytes.
     private(set) var bytes = ByteChunks()
     private(set) var tagged = Chunks<Value>()
+    /// The strings a ``Kind/codedString`` column's codes name.
+    private(set) var dictionary: StringDictionary?
     /// The slot count of a placeholder column.
     private var placeholders = 0
     /// The table links point into, known from the first link stored.
@@ -71,7 +83,9 @@ struct Column: Sendable {
         case .decimal128: kind = .decimal
         case .uuid: kind = .uuid
         case .object: kind = .link
-        case .string: kind = .string
+        case .string:
+            kind = .codedString
+            dictionary = StringDictionary()
         case .data: kind = .data
         case .any, .linkingObjects: kind = .values
         }
@@ -87,7 +101,7 @@ struct Column: Sendable {
     var count: Int {
         switch kind {
         case .none: placeholders
-        case .int, .link: ints.count
+        case .int, .link, .codedString: ints.count
         case .bool: bools.count
         case .float: floats.count
         case .double, .date: doubles.count
@@ -104,7 +118,7 @@ struct Column: Sendable {
     func isNull(_ i: Int) -> Bool {
         switch kind {
         case .none: true
-        case .link: ints[i] < 0
+        case .link, .codedString: ints[i] < 0
         case .values: tagged[i].isNull
         default: nulls?[i] ?? false
         }
@@ -136,6 +150,9 @@ struct Column: Sendable {
             let key = column.pointee.ints[i]
             return key < 0 ? .null : .link(Link(table: column.pointee.linkTarget!, key: ObjectKey(key)))
         case .string: return .string(column.pointee.bytes.string(i))
+        case .codedString:
+            let code = column.pointee.ints[i]
+            return code < 0 ? .null : .string(column.pointee.dictionary.unsafelyUnwrapped.strings[Int(code)])
         case .data: return .data(column.pointee.bytes.withBytes(i) { Data($0) })
         case .values: return column.pointee.tagged[i]
         }
@@ -149,6 +166,16 @@ struct Column: Sendable {
         guard column.pointee.kind == .string else { return nil }
         if column.pointee.nulls != nil, column.pointee.nulls.unsafelyUnwrapped[i] { return nil }
         return column.pointee.bytes.unsafeBytes(i)
+    }
+
+    /// The string in slot `i` of the column at `column`, when it is a
+    /// coded string column and the slot is not null (else `nil`): a copy
+    /// of the dictionary's `String`, with no bytes decoded.
+    @inline(__always)
+    static func codedString(_ column: UnsafePointer<Column>, _ i: Int) -> String? {
+        guard column.pointee.kind == .codedString else { return nil }
+        let code = column.pointee.ints[i]
+        return code < 0 ? nil : column.pointee.dictionary.unsafelyUnwrapped.strings[Int(code)]
     }
 
     /// Stores `value` in slot `i`.
@@ -186,6 +213,11 @@ struct Column: Sendable {
                     rest.removeFirst()
                 }
             case .string: while case .string(let s)? = rest.first { bytes.append(s); rest.removeFirst() }
+            case .codedString:
+                while case .string(let s)? = rest.first, let code = dictionary!.code(adding: s) {
+                    ints.append(Int64(code))
+                    rest.removeFirst()
+                }
             case .values:
                 tagged.append(contentsOf: rest)
                 rest = rest[rest.endIndex...]
@@ -201,6 +233,15 @@ struct Column: Sendable {
     /// ends at a leaf boundary; value by value otherwise.
     mutating func append(contentsOf other: Column) {
         let sameTarget = kind != .link || linkTarget == nil || other.linkTarget == nil || linkTarget == other.linkTarget
+        if kind == .codedString, count == 0, other.kind == .string {
+            // Plain leaves loaded into an empty column: taken as they are.
+            self = other
+            return
+        }
+        if kind == .codedString, other.kind == .codedString {
+            appendCodes(of: other)
+            return
+        }
         guard other.kind == kind, sameTarget else {
             withUnsafePointer(to: other) { other in
                 for i in 0..<other.pointee.count { put(Column.value(other, i), at: nil) }
@@ -220,6 +261,7 @@ struct Column: Sendable {
         case .decimal: decimals.append(contentsOf: other.decimals)
         case .uuid: uuids.append(contentsOf: other.uuids)
         case .string, .data: bytes.append(contentsOf: other.bytes)
+        case .codedString: preconditionFailure("coded strings are appended by appendCodes(of:)")
         case .values: tagged.append(contentsOf: other.tagged)
         }
         // The validity vector, where either side has one.
@@ -259,13 +301,52 @@ struct Column: Sendable {
         bytes.append(leafBytes: values, ends: ends)
     }
 
+    /// Appends the values of `other`, a coded string column, to this one:
+    /// its codes as they are when both share a dictionary version (a copy
+    /// of this column), translated a distinct code at a time otherwise.
+    private mutating func appendCodes(of other: Column) {
+        let theirs = other.dictionary!
+        var translated = [Int64?](repeating: nil, count: theirs.count)
+        for i in 0..<other.count {
+            let code = other.ints[i]
+            guard code >= 0 else {
+                ints.append(-1)
+                continue
+            }
+            if let mine = translated[Int(code)] {
+                ints.append(mine)
+            } else if let mine = dictionary!.code(adding: theirs.strings[Int(code)]) {
+                translated[Int(code)] = Int64(mine)
+                ints.append(Int64(mine))
+            } else {
+                // Full: the rest go as plain strings.
+                becomePlain()
+                withUnsafePointer(to: other) { other in
+                    for j in i..<other.pointee.count { put(Column.value(other, j), at: nil) }
+                }
+                return
+            }
+        }
+    }
+
+    /// Turns a coded string column into plain UTF-8, keeping every value
+    /// (nulls in a validity vector).
+    private mutating func becomePlain() {
+        precondition(kind == .codedString, "only coded strings turn plain")
+        var plain = Column(kind: .string)
+        withUnsafePointer(to: self) { coded in
+            for i in 0..<coded.pointee.count { plain.put(Column.value(coded, i), at: nil) }
+        }
+        self = plain
+    }
+
     /// Appends `n` nulls.
     mutating func appendNulls(_ n: Int) {
         guard n > 0 else { return }
         let start = count
         switch kind {
         case .none: placeholders += n
-        case .link: ints.append(repeating: -1, count: n)
+        case .link, .codedString: ints.append(repeating: -1, count: n)
         case .values: tagged.append(repeating: .null, count: n)
         default:
             appendPlaceholders(n)
@@ -313,6 +394,14 @@ struct Column: Sendable {
         case (.string, .string(let s)):
             if let slot { bytes.set(slot, s) } else { bytes.append(s) }
             stored = true
+        case (.codedString, .string(let s)):
+            guard let code = dictionary!.code(adding: s) else {
+                becomePlain()
+                put(value, at: slot)
+                return
+            }
+            Self.store(Int64(code), slot, in: &ints)
+            stored = true
         case (.data, .data(let d)):
             d.withUnsafeBytes { if let slot { bytes.set(slot, $0) } else { bytes.append($0) } }
             stored = true
@@ -332,7 +421,7 @@ struct Column: Sendable {
     private mutating func putNull(at slot: Int?) {
         switch kind {
         case .none: if slot == nil { placeholders += 1 }
-        case .link: Self.store(-1, slot, in: &ints)
+        case .link, .codedString: Self.store(-1, slot, in: &ints)
         case .values: Self.store(.null, slot, in: &tagged)
         default:
             guard let slot else {
@@ -358,7 +447,7 @@ struct Column: Sendable {
         case .decimal: decimals.append(repeating: Decimal128(0), count: n)
         case .uuid: uuids.append(repeating: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), count: n)
         case .string, .data: bytes.appendEmpty(count: n)
-        case .none, .link, .values: preconditionFailure("placeholders for a column that stores its own nulls")
+        case .none, .link, .codedString, .values: preconditionFailure("placeholders for a column that stores its own nulls")
         }
     }
 
@@ -384,6 +473,8 @@ extension Column {
 
 extension Column {
     /// The name of the storage's kind ("int", "string", "values", …), for
-    /// checks that two paths built the same representation.
-    var storageKind: String { kind.rawValue }
+    /// checks that two paths built the same representation. Coded and
+    /// plain strings are both "string": which one a column is depends on
+    /// how it was filled (see ``Kind/codedString``), not on its values.
+    var storageKind: String { kind == .codedString ? Kind.string.rawValue : kind.rawValue }
 }

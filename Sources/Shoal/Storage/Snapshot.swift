@@ -54,6 +54,14 @@ struct Snapshot: Sendable {
         return Column.unsafeStringBytes(column, key.slot)
     }
 
+    /// The string of a coded string column's slot, in place (see
+    /// ``Column/codedString(_:_:)``); `nil` for another column or a null.
+    func codedString(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> String? {
+        let t = tables.withUnsafeBufferPointer { $0.baseAddress! + table.index }
+        let column = t.pointee.scalars.withUnsafeBufferPointer { $0.baseAddress! + property }
+        return Column.codedString(column, key.slot)
+    }
+
     func list(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> [Value] {
         withTable(table) { $0.pointee.lists[property]?[key.slot] ?? [] }
     }

@@ -99,14 +99,28 @@ import Testing
 }
 
 @Suite struct StringSortTests {
-    @Test("sorting objects by a string column in place gives the order Value.compareStrings gives, stable, both directions")
-    func sortsAsValues() throws {
+    /// Makes the string column of `snapshot`'s first table plain UTF-8
+    /// (as a loaded snapshot's is) when `coded` is false; checks it is
+    /// dictionary-encoded (as inserted objects make it) otherwise.
+    static func storeStrings(coded: Bool, in snapshot: inout Snapshot) {
+        let column = snapshot.tables[0].scalars[0]
+        #expect(column.kind == .codedString)
+        guard !coded else { return }
+        var plain = Column(kind: .string)
+        for i in 0..<column.count { plain.append(column[i]) }
+        snapshot.tables[0].scalars[0] = plain
+    }
+
+    @Test("sorting objects by a string column in place gives the order Value.compareStrings gives, stable, both directions, coded or plain",
+        arguments: [true, false])
+    func sortsAsValues(coded: Bool) throws {
         let schema = Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string)])])
         var snapshot = Snapshot(schema: schema)
         var rng = SeededRandom(seed: 7)
         let t = TableKey(0)
         let names = (0..<6_000).map { _ in ColumnTests.value(.string, &rng, nullOneIn: .max) }
         for (i, name) in names.enumerated() { snapshot.apply(.insert(t, ObjectKey(Int64(i)), [name])) }
+        Self.storeStrings(coded: coded, in: &snapshot)
         // Elements in a shuffled order, some twice, so that stability shows.
         var elements = (0..<names.count).map { Value.link(Link(table: t, key: ObjectKey(Int64($0)))) }
         elements.shuffle(using: &rng)
@@ -122,8 +136,9 @@ import Testing
         }
     }
 
-    @Test("the radix sort by prefix and the sort of equal prefixes give Value.compareStrings' order for long shared prefixes and NUL bytes", arguments: [true, false])
-    func sortsSharedPrefixes(ascending: Bool) throws {
+    @Test("the radix sort by prefix (or by rank) and the sort of equal prefixes give Value.compareStrings' order for long shared prefixes and NUL bytes",
+        arguments: [true, false], [true, false])
+    func sortsSharedPrefixes(ascending: Bool, coded: Bool) throws {
         let schema = Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string)])])
         var snapshot = Snapshot(schema: schema)
         var rng = SeededRandom(seed: 11)
@@ -134,6 +149,7 @@ import Testing
             prefixes.randomElement(using: &rng)! + String((0..<Int.random(in: 0...12, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
         }
         for (i, name) in names.enumerated() { snapshot.apply(.insert(t, ObjectKey(Int64(i)), [.string(name)])) }
+        Self.storeStrings(coded: coded, in: &snapshot)
         let elements = (0..<names.count).map { Value.link(Link(table: t, key: ObjectKey(Int64($0)))) }
         let key = SortKey(path: SortPath(steps: [BoundProperty(table: t, index: 0)], text: "name"), ascending: ascending)
         let fast = try #require(OrderingStep.sortByStringColumn(elements, key, snapshot))
@@ -172,13 +188,14 @@ import Testing
         #expect(order == expected)
     }
 
-    @Test("a string column with nulls, or a path through a link, is left to the general sort")
-    func declinesOtherShapes() {
+    @Test("a string column with nulls, coded or plain, is left to the general sort", arguments: [true, false])
+    func declinesOtherShapes(coded: Bool) {
         let schema = Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string, isOptional: true)])])
         var snapshot = Snapshot(schema: schema)
         let t = TableKey(0)
         snapshot.apply(.insert(t, ObjectKey(0), [.string("b")]))
         snapshot.apply(.insert(t, ObjectKey(1), [.null]))
+        Self.storeStrings(coded: coded, in: &snapshot)
         let key = SortKey(path: SortPath(steps: [BoundProperty(table: t, index: 0)], text: "name"), ascending: true)
         let elements = [Value.link(Link(table: t, key: ObjectKey(0))), .link(Link(table: t, key: ObjectKey(1)))]
         #expect(OrderingStep.sortByStringColumn(elements, key, snapshot) == nil)
@@ -191,11 +208,15 @@ extension ColumnTests {
     func typedFilter() {
         var rng = SeededRandom(seed: 3)
         var ints = Column(for: Property(name: "age", type: .int))
-        var names = Column(for: Property(name: "name", type: .string))
+        var names = Column(kind: .string)
+        // The same strings dictionary-encoded, nulls included.
+        var coded = Column(for: Property(name: "name", type: .string, isOptional: true))
         for _ in 0..<5_000 {
             ints.append(.int(Int64.random(in: 0...15, using: &rng)))
             names.append(Self.value(.string, &rng, nullOneIn: .max))
+            coded.append(Self.value(.string, &rng, nullOneIn: 7))
         }
+        #expect(names.storageKind == "string" && coded.storageKind == "string")
         let keys = (0..<5_000).filter { _ in Bool.random(using: &rng) }.map { ObjectKey(Int64($0)) }
         for matcher in [ValueMatcher(.between, [.int(3), .int(5)], options: []), ValueMatcher(.notEqual, [.int(7)], options: [])] {
             #expect(ints.filter(keys, matching: matcher) == keys.filter { matcher.matches(ints[$0.slot]) })
@@ -205,6 +226,18 @@ extension ColumnTests {
         // A double constant, or [c], is left to the value-by-value test.
         #expect(ints.filter(keys, matching: ValueMatcher(.lessThan, [.double(3.5)], options: [])) == nil)
         #expect(names.filter(keys, matching: ValueMatcher(.equal, [.string("abc")], options: [.caseInsensitive])) == nil)
+        // Coded strings answer any comparison, a distinct string at a time:
+        // exactly as the matcher decides each value, null included.
+        let alive = Chunks(repeating: true, count: coded.count)
+        for matcher in [
+            equal, ValueMatcher(.equal, [.string("abc")], options: [.caseInsensitive]), ValueMatcher(.notEqual, [.string("abc")], options: []),
+            ValueMatcher(.beginsWith, [.string("a")], options: []), ValueMatcher(.equal, [.null], options: []),
+            ValueMatcher(.greaterThan, [.string("b")], options: []),
+        ] {
+            let expected = keys.filter { matcher.matches(coded[$0.slot]) }
+            #expect(coded.filter(keys, matching: matcher) == expected, "\(matcher)")
+            #expect(coded.slots(matching: matcher, alive: alive) == (0..<coded.count).filter { matcher.matches(coded[$0]) }.map { ObjectKey(Int64($0)) })
+        }
     }
 }
 

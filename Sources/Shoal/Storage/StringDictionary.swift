@@ -1,0 +1,98 @@
+import Foundation
+import HashTreeCollections
+
+/// The distinct strings of a dictionary-encoded string column
+/// (``Column/Kind/codedString``), numbered (their codes) in the order they
+/// were first stored.
+///
+/// Both halves are persistent structures, so that a copy is O(1) and
+/// adding a string to a dictionary a snapshot still shares copies one leaf
+/// of the strings and one path of the hash tree, never the whole
+/// dictionary: a commit that brings one new string pays for that string
+/// only, however many the column holds.
+///
+/// A code, once given, names its string for good: strings are never
+/// removed, so an older snapshot's codes read the same strings from a
+/// newer copy. Strings no slot holds any more stay until the column turns
+/// plain (see ``capacity``).
+struct StringDictionary: Sendable {
+    /// The most distinct strings a column holds dictionary-encoded; the
+    /// next one turns it into plain UTF-8 (``Column/Kind/string``), for good.
+    static let capacity = 1 << 16
+
+    /// The strings by code.
+    private(set) var strings = Chunks<String>()
+    private var codes = TreeDictionary<UTF8Key, Int32>()
+    /// The rank of each code in string order, made on the first sort that
+    /// asks for it and shared by every copy of this version.
+    private var order = OrderCache()
+
+    var count: Int { strings.count }
+
+    /// The code of `string`, if the dictionary holds it.
+    func code(of string: String) -> Int32? { codes[UTF8Key(string)] }
+
+    /// The code of `string`, added if new; `nil` when the dictionary is full.
+    mutating func code(adding string: String) -> Int32? {
+        let key = UTF8Key(string)
+        if let code = codes[key] { return code }
+        guard strings.count < Self.capacity else { return nil }
+        let code = Int32(strings.count)
+        strings.append(string)
+        codes[key] = code
+        order = OrderCache()
+        return code
+    }
+
+    /// The rank of each code when the strings are sorted as
+    /// `Value.compareStrings` sorts them (UTF-8 bytes, then length): equal
+    /// ranks never occur, since the strings are distinct.
+    func ranks() -> [Int32] {
+        order.ranks { [strings] in
+            var sorted = Array(0..<Int32(strings.count))
+            sorted.sort { Value.compareStrings(strings[Int($0)], strings[Int($1)]) == .orderedAscending }
+            var ranks = [Int32](repeating: 0, count: sorted.count)
+            for (rank, code) in sorted.enumerated() { ranks[Int(code)] = Int32(rank) }
+            return ranks
+        }
+    }
+
+    /// Whether `matches` holds for each code's string, by code: what a scan
+    /// tests once per distinct string rather than once per slot.
+    func passing(_ matches: (Value) -> Bool) -> [Bool] {
+        (0..<strings.count).map { matches(.string(strings[$0])) }
+    }
+}
+
+/// A string as a dictionary key: equal when its UTF-8 bytes are, as Shoal
+/// compares strings (Realm's rule), where `String`'s own equality would
+/// merge canonically equivalent strings ("é" and "e\u{301}").
+private struct UTF8Key: Hashable, Sendable {
+    let string: String
+
+    init(_ string: String) { self.string = string }
+
+    static func == (a: UTF8Key, b: UTF8Key) -> Bool { a.string.utf8.elementsEqual(b.string.utf8) }
+
+    func hash(into hasher: inout Hasher) {
+        let hashed: Void? = string.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if hashed == nil { for byte in string.utf8 { hasher.combine(byte) } }
+    }
+}
+
+/// A dictionary version's ranks, computed once under a lock (snapshots
+/// sharing the version may sort on several threads).
+private final class OrderCache: @unchecked Sendable {
+    // Safe because: `cached` is only reached under `lock`.
+    private let lock = NSLock()
+    private var cached: [Int32]?
+
+    func ranks(_ make: () -> [Int32]) -> [Int32] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let cached { return cached }
+        let ranks = make()
+        cached = ranks
+        return ranks
+    }
+}

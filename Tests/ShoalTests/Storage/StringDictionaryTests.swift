@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+@testable import Shoal
+
+@Suite struct StringDictionaryTests {
+    static let name = Property(name: "name", type: .string, isOptional: true)
+
+    @Test("a string column is dictionary-encoded up to the capacity's distinct strings, then plain for good, keeping every value")
+    func turnsPlainPastCapacity() {
+        var column = Column(for: Self.name)
+        var expected: [Value] = []
+        for i in 0..<StringDictionary.capacity {
+            let v: Value = i % 1000 == 7 ? .null : .string("s\(i)")
+            column.append(v)
+            expected.append(v)
+        }
+        // Nulls take no code: the dictionary is not yet full.
+        #expect(column.kind == .codedString)
+        column.set(3, .string("s3"))
+        column.append(.string("s0"))
+        expected.append(.string("s0"))
+        for i in 0..<100 {
+            column.append(.string("new \(i)"))
+            expected.append(.string("new \(i)"))
+        }
+        #expect(column.kind == .string)
+        #expect(column.storageKind == "string")
+        column.set(0, .null)
+        expected[0] = .null
+        #expect(column.count == expected.count)
+        #expect((0..<expected.count).allSatisfy { column[$0].isIdentical(to: expected[$0]) && column.isNull($0) == expected[$0].isNull })
+    }
+
+    @Test("appending a coded column translates its codes into this column's dictionary, and turns plain part way when the dictionary fills")
+    func appendsCodedColumns() {
+        var a = Column(for: Self.name)
+        var b = Column(for: Self.name)
+        var expected: [Value] = []
+        for w in ["x", "y", "z"] {
+            a.append(.string(w))
+            expected.append(.string(w))
+        }
+        // Another order, so that the same strings have other codes, and a null.
+        for w in ["z", "q", "x", "", "q"] { b.append(.string(w)) }
+        b.append(.null)
+        a.append(contentsOf: b)
+        expected += (0..<b.count).map { b[$0] }
+        #expect(a.kind == .codedString && a.dictionary?.count == 5)
+        #expect((0..<expected.count).allSatisfy { a[$0].isIdentical(to: expected[$0]) })
+
+        // One string short of full: the second of two new strings turns it plain.
+        var full = Column(for: Self.name)
+        for i in 0..<(StringDictionary.capacity - 1) { full.append(.string("f\(i)")) }
+        var more = Column(for: Self.name)
+        for w in ["f0", "new 1", "f1", "new 2", "new 1"] { more.append(.string(w)) }
+        full.append(contentsOf: more)
+        #expect(full.kind == .string)
+        #expect(full.count == StringDictionary.capacity - 1 + 5)
+        #expect((0..<5).allSatisfy { full[StringDictionary.capacity - 1 + $0].isIdentical(to: more[$0]) })
+        #expect(full[12].isIdentical(to: .string("f12")))
+    }
+
+    @Test("plain leaves appended to an empty coded column are taken as they are; to one holding values, they are coded")
+    func plainLeavesIntoCoded() {
+        var plain = Column(kind: .string)
+        for w in ["a", "b", "a"] { plain.append(.string(w)) }
+        var empty = Column(for: Self.name)
+        empty.append(contentsOf: plain)
+        #expect(empty.kind == .string)
+        var holding = Column(for: Self.name)
+        holding.append(.string("b"))
+        holding.append(contentsOf: plain)
+        #expect(holding.kind == .codedString && holding.dictionary?.count == 2)
+        #expect((0..<4).map { holding[$0] } == ["b", "a", "b", "a"].map { Value.string($0) })
+    }
+
+    @Test("canonically equivalent strings keep different codes (Shoal compares bytes, as Realm does)")
+    func bytesNotCanonical() {
+        var column = Column(for: Self.name)
+        column.append(.string("\u{e9}"))
+        column.append(.string("e\u{301}"))
+        #expect(column.dictionary?.count == 2)
+        #expect(column[0].isIdentical(to: .string("\u{e9}")) && column[1].isIdentical(to: .string("e\u{301}")))
+        #expect(column.dictionary?.code(of: "e\u{301}") == 1)
+    }
+
+    @Test("a copy keeps its dictionary while the original adds strings, and ranks follow the strings each version holds")
+    func copiesAndRanks() {
+        var column = Column(for: Self.name)
+        for w in ["m", "c", "x"] { column.append(.string(w)) }
+        let copy = column
+        #expect(copy.dictionary?.ranks() == [1, 0, 2])
+        column.append(.string("a"))
+        column.set(0, .string("b"))
+        #expect(column.dictionary?.ranks() == [3, 2, 4, 0, 1])
+        #expect(copy.dictionary?.count == 3 && copy.dictionary?.ranks() == [1, 0, 2])
+        #expect((0..<3).map { copy[$0] } == ["m", "c", "x"].map { Value.string($0) })
+        #expect((0..<4).map { column[$0] } == ["b", "c", "x", "a"].map { Value.string($0) })
+    }
+}
