@@ -1,4 +1,4 @@
-// Generates the fixtures of the current format version, Fixtures/v4, from scratch:
+// Generates the fixtures of the current format version, Fixtures/v5, from scratch:
 //
 //   swift run ShoalFixtureGenerator            (or: bash Fixtures/generate.sh)
 //
@@ -9,9 +9,9 @@ import Shoal
 import ShoalTestSupport
 
 // The format version this build writes. Fixtures of earlier versions
-// (Fixtures/v1 to Fixtures/v3) were written by earlier builds and are kept as
+// (Fixtures/v1 to Fixtures/v4) were written by earlier builds and are kept as
 // they are, forever: a build must open every version up to its own.
-let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("v4")
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("v5")
 let types: [Object.Type] = [Person.self, Dog.self, Kennel.self, Puppy.self, AllTypes.self, Note.self]
 
 func fixture(_ name: String) -> URL { root.appendingPathComponent("\(name).shoal") }

@@ -1,6 +1,6 @@
 // Fuzz target: a snapshot payload, decoded in the form of its format version.
 // Input: v:u8 payload (the decoded chunks of a snapshot file), read as format
-// version v % 4 + 1.
+// version v % 5 + 1.
 
 import Foundation
 @testable import Shoal
@@ -33,7 +33,7 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
 public func testOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let input = fuzzInput(start, count)
     guard let version = input.first else { return 0 }
-    let formatVersion = UInt16(version % 4) + 1
+    let formatVersion = UInt16(version % 5) + 1
     let payload = Array(input.dropFirst())
     // Decoded here and, for the columnar form, ahead on another thread: the
     // outcome is the same. One at a time, so that the harness holds one

@@ -6,10 +6,10 @@ import Testing
 /// but the wall-clock `time`).
 @Suite struct CheckCommandTests {
     /// Scenarios as `v<N>/<name>`, with `check`'s exit code.
-    static let scenarios: [(String, Int32)] = ["v1", "v2", "v3", "v4"].flatMap { version in
+    static let scenarios: [(String, Int32)] = ["v1", "v2", "v3", "v4", "v5"].flatMap { version in
         [("valid", Int32(0)), ("torn-tail", 1), ("zero-tail", 1), ("flipped-bit", 2), ("missing-snapshot", 2), ("schema-change", 0), ("migration", 0)]
             .map { ("\(version)/\($0.0)", $0.1) }
-    } + [("v2/bulk", 0), ("v3/bulk", 0), ("v3/embedded", 0), ("v4/bulk", 0), ("v4/embedded", 0)]
+    } + [("v2/bulk", 0), ("v3/bulk", 0), ("v3/embedded", 0), ("v4/bulk", 0), ("v4/embedded", 0), ("v5/bulk", 0), ("v5/embedded", 0)]
 
     @Test("check --json prints the expected report and exits with the scenario's code", arguments: scenarios)
     func checkJSON(scenario: String, status: Int32) throws {

@@ -12,6 +12,19 @@
 //                 bytes; the lengths add up to byteCount; the bytes valid UTF-8. Lengths,
 //                 not ends: small repeated lengths compress where ends, all different,
 //                 do not, and their sums are the ends the leaf keeps)
+//   coded      := newCount:varint stringLeaf{ceil(newCount / 4096)} packed
+//                 (version 5: the strings the column's dictionary gives codes to next,
+//                 in code order, in string leaves of 4,096 but the last; then the run's
+//                 codes as a packed leaf, -1 for null; every code below the dictionary's
+//                 count so far, and no string given twice)
+
+/// The dictionaries a snapshot's coded string columns (format version 5)
+/// have built so far, by property, across one table's runs: each run's
+/// column holds every string up to its own, so that loading appends its
+/// codes as they are (``StringDictionary/isPrefix(of:)``).
+final class CodedStringRuns {
+    var dictionaries: [Int: StringDictionary] = [:]
+}
 
 extension ChangeRecordCodec {
     /// Writes the values of `slots` of a column as a snapshot run's leaf
@@ -40,16 +53,67 @@ extension ChangeRecordCodec {
             encodeStringLeaf(count: slots.count, into: &w, length: { column.bytes.withBytes(slots.lowerBound + $0) { $0.count } }) { i, w in
                 column.bytes.withBytes(slots.lowerBound + i) { w.unprefixed($0) }
             }
-        case (.string, .codedString) where !shape.value.isOptional:
-            // The strings themselves, as a plain column's leaf.
-            guard let dictionary = column.dictionary, !slots.contains(where: { column.ints[$0] < 0 }) else { return false }
-            let strings = slots.map { dictionary.strings[Int(column.ints[$0])] }
-            w.byte(ColumnKind.stringLeaf.rawValue)
-            encodeStringLeaf(count: strings.count, into: &w, length: { strings[$0].utf8.count }) { i, w in w.utf8(strings[i]) }
         default:
             return false
         }
         return true
+    }
+
+    /// Writes the values of `slots` of a coded string column (format
+    /// version 5): the dictionary's strings from `written` up to the
+    /// highest code the slots use, then their codes. `written` is how many
+    /// of the dictionary's strings the table's earlier runs wrote.
+    static func encodeCodedStrings(_ column: Column, slots: Range<Int>, written: inout Int, into w: inout ByteWriter) {
+        let dictionary = column.dictionary!
+        let codes = ContiguousArray(slots.lazy.map { column.ints[$0] })
+        let end = Swift.max(written, Int(codes.max() ?? -1) + 1)
+        w.byte(ColumnKind.codedStrings.rawValue)
+        w.varint(end - written)
+        var start = written
+        while start < end {
+            let leaf = start..<Swift.min(end, start + Chunks<UInt8>.width)
+            let strings = leaf.map { dictionary.strings[$0] }
+            encodeStringLeaf(count: strings.count, into: &w, length: { strings[$0].utf8.count }) { i, w in w.utf8(strings[i]) }
+            start = leaf.upperBound
+        }
+        written = end
+        encodePackedInts(codes, into: &w)
+    }
+
+    /// Reads a run's coded strings (format version 5): adds its new
+    /// strings to `dictionary` (the column's, as the table's earlier runs
+    /// left it), then takes its codes as a leaf. Damage: a string given
+    /// twice, a code the dictionary does not hold, more strings than a
+    /// dictionary takes.
+    static func decodeCodedStrings(_ r: inout ByteReader, count: Int, into dictionary: inout StringDictionary) throws(DecodingFailure) -> Column {
+        let newOffset = r.offset
+        let new = try r.int("new dictionary strings")
+        guard new <= StringDictionary.capacity - dictionary.count else {
+            throw DecodingFailure(offset: newOffset, reason: "coded strings: \(new) new strings past the \(dictionary.count) of a dictionary that holds \(StringDictionary.capacity)")
+        }
+        var left = new
+        while left > 0 {
+            let n = Swift.min(left, Chunks<UInt8>.width)
+            let leafOffset = r.offset
+            var strings = Column(kind: .string)
+            try decodeStringLeaf(&r, count: n, into: &strings)
+            for j in 0..<n {
+                let before = dictionary.count
+                guard case .string(let s) = strings[j], dictionary.code(adding: s) == Int32(before) else {
+                    throw DecodingFailure(offset: leafOffset, reason: "coded strings: the dictionary's new string \(j) of this leaf is one it holds")
+                }
+            }
+            left -= n
+        }
+        let codesOffset = r.offset
+        let codes = try decodePackedInts(&r, count: count)
+        for j in 0..<codes.count {
+            let code = codes.value(j)
+            guard code >= -1, code < Int64(dictionary.count) else {
+                throw DecodingFailure(offset: codesOffset, reason: "coded strings: code \(code) of a dictionary of \(dictionary.count) strings")
+            }
+        }
+        return Column(codes: codes, dictionary: dictionary)
     }
 
     /// Writes `values` as a packed leaf: packed as ``IntChunks`` packs a

@@ -38,8 +38,13 @@ extension ChangeRecordCodec {
         /// Every value a string, as a leaf of lengths and bytes (snapshots of
         /// format version 4): see ``ChangeRecordCodec/encodeStringLeaf(count:into:length:write:)``.
         case stringLeaf = 7
+        /// Strings as codes into the column's dictionary (snapshots of
+        /// format version 5): the dictionary's strings new in this run,
+        /// then a packed leaf of codes. See ``ChangeRecordCodec/encodeCodedStrings(_:slots:written:into:)``.
+        case codedStrings = 8
 
-        /// Whether the kind is one only snapshots of format version 4 hold.
+        /// Whether the kind is one only snapshots of format version 4 or
+        /// later hold.
         var isLeafKind: Bool { rawValue >= ColumnKind.packedInt.rawValue }
     }
 
@@ -136,9 +141,10 @@ extension ChangeRecordCodec {
     /// runs of a snapshot share it.
     ///
     /// `leafKinds` allows the kinds of snapshots of format version 4
-    /// (``ColumnKind/isLeafKind``); anywhere else they are unknown kinds.
+    /// (``ColumnKind/isLeafKind``), and `coded` (one per table, across its
+    /// runs) those of version 5 too; anywhere else they are unknown kinds.
     static func decodeColumns(
-        _ r: inout ByteReader, count: Int, schema: Schema, table: Int, leafKinds: Bool = false
+        _ r: inout ByteReader, count: Int, schema: Schema, table: Int, leafKinds: Bool = false, coded: CodedStringRuns? = nil
     ) throws(DecodingFailure) -> [RunColumn] {
         let shapes = schema.shapes[table]
         let stored = shapes.count
@@ -151,7 +157,8 @@ extension ChangeRecordCodec {
         var columns: [RunColumn] = []
         columns.reserveCapacity(stored)
         for p in 0..<stored {
-            columns.append(try decodeColumn(&r, count: count, shape: shapes[p], schema: schema, table: table, property: p, leafKinds: leafKinds))
+            columns.append(try decodeColumn(
+                &r, count: count, shape: shapes[p], schema: schema, table: table, property: p, leafKinds: leafKinds, coded: coded))
         }
         return columns
     }
@@ -160,7 +167,8 @@ extension ChangeRecordCodec {
     /// the column's kind against the property once, and tagged values one
     /// by one.
     private static func decodeColumn(
-        _ r: inout ByteReader, count: Int, shape: PropertyShape, schema: Schema, table: Int, property: Int, leafKinds: Bool
+        _ r: inout ByteReader, count: Int, shape: PropertyShape, schema: Schema, table: Int, property: Int, leafKinds: Bool,
+        coded: CodedStringRuns?
     ) throws(DecodingFailure) -> RunColumn {
         func describe() -> String {
             let p = schema.objectSchema[table].properties[property]
@@ -178,7 +186,7 @@ extension ChangeRecordCodec {
         }
         let kindOffset = r.offset
         let kindByte = try r.byte()
-        guard let kind = ColumnKind(rawValue: kindByte), leafKinds || !kind.isLeafKind else {
+        guard let kind = ColumnKind(rawValue: kindByte), leafKinds || !kind.isLeafKind, coded != nil || kind != .codedStrings else {
             throw DecodingFailure(offset: kindOffset, reason: "insert run: unknown column kind \(kindByte) for \(describe())")
         }
         var column = RunColumn()
@@ -320,6 +328,13 @@ extension ChangeRecordCodec {
             }
             var typed = Column(kind: .string)
             try decodeStringLeaf(&r, count: count, into: &typed)
+            return RunColumn(typed: typed)
+        case .codedStrings:
+            guard shape.collection == .none, shape.value.type == .string, let coded else {
+                throw DecodingFailure(offset: kindOffset, reason: "insert run: coded strings do not fit \(describe())")
+            }
+            let typed = try decodeCodedStrings(&r, count: count, into: &coded.dictionaries[property, default: StringDictionary()])
+            if (0..<typed.count).contains(where: typed.isNull) { try check(.null, at: kindOffset) }
             return RunColumn(typed: typed)
         }
         return column

@@ -35,9 +35,16 @@ enum LogFormat {
     /// checks rather than decoding value by value. Nothing else changed:
     /// versions 1 to 3 are read as they are, and a version 3 reader refuses
     /// a version 4 file by its header.
-    static let version: UInt16 = 4
+    ///
+    /// Version 5 lets snapshot runs store a dictionary-encoded string
+    /// column as the table keeps it (column kind 8): the dictionary's new
+    /// strings, then a packed leaf of codes. Versions 1 to 4 are read as
+    /// they are.
+    static let version: UInt16 = 5
     /// The first format version whose snapshot runs may hold packed leaves.
     static let leafSnapshotVersion: UInt16 = 4
+    /// The first format version whose snapshot runs may hold coded strings.
+    static let codedSnapshotVersion: UInt16 = 5
     /// The first format version whose schemas may hold embedded classes.
     static let embeddedObjectsVersion: UInt16 = 3
     /// The first format version whose transaction payloads may hold insert runs.

@@ -13,7 +13,7 @@ extension SnapshotCodec {
     /// the same links, and their stored order (the order the links were
     /// made) wins. Objects whose backlinks are not stored keep the order
     /// loading made, which is theirs (``SnapshotCodec/loadOrder(_:of:schema:position:)``).
-    static func decodeColumnar(_ bytes: [UInt8], leafKinds: Bool, decodeAheadFrom threshold: Int) throws(DecodingFailure) -> Snapshot {
+    static func decodeColumnar(_ bytes: [UInt8], leafKinds: Bool, codedKinds: Bool, decodeAheadFrom threshold: Int) throws(DecodingFailure) -> Snapshot {
         var r = ByteReader(bytes)
         let version = try r.varint()
         let schemaVersion = try r.varint()
@@ -46,10 +46,10 @@ extension SnapshotCodec {
             let start = r
             try DecodeAhead<TableEvent>.run { emit throws(DecodingFailure) in
                 var r = start
-                try decodeTables(&r, schema: schema, leafKinds: leafKinds) { event in emit(event, event.isLarge) }
+                try decodeTables(&r, schema: schema, leafKinds: leafKinds, codedKinds: codedKinds) { event in emit(event, event.isLarge) }
             } consume: { apply($0) }
         } else {
-            try decodeTables(&r, schema: schema, leafKinds: leafKinds, emit: apply)
+            try decodeTables(&r, schema: schema, leafKinds: leafKinds, codedKinds: codedKinds, emit: apply)
         }
         if let failure { throw failure }
         r.move(to: afterTables)
@@ -86,7 +86,7 @@ extension SnapshotCodec {
     /// every run's columns, and hands each run to `emit` in order; stops
     /// when `emit` returns `false`.
     private static func decodeTables(
-        _ r: inout ByteReader, schema: Schema, leafKinds: Bool, emit: (TableEvent) -> Bool
+        _ r: inout ByteReader, schema: Schema, leafKinds: Bool, codedKinds: Bool, emit: (TableEvent) -> Bool
     ) throws(DecodingFailure) {
         let classCount = schema.objectSchema.count
         /// Tables whose objects are all in.
@@ -120,6 +120,7 @@ extension SnapshotCodec {
                 throw DecodingFailure(offset: slotOffset, reason: problem)
             }
             let runCount = try r.count("run count")
+            let coded = codedKinds ? CodedStringRuns() : nil
             var end = 0
             var loaded = 0
             for _ in 0..<runCount {
@@ -136,7 +137,7 @@ extension SnapshotCodec {
                 }
                 var run = InsertColumns(
                     table: TableKey(t), firstKey: ObjectKey(Int64(end + skip)), count: count,
-                    columns: try ChangeRecordCodec.decodeColumns(&r, count: count, schema: schema, table: t, leafKinds: leafKinds))
+                    columns: try ChangeRecordCodec.decodeColumns(&r, count: count, schema: schema, table: t, leafKinds: leafKinds, coded: coded))
                 var later: [ChangeOp] = []
                 deferLinksAhead(&run, schema: schema, complete: complete) { later.append($0) }
                 guard emit(.run(offset: runOffset, skip: skip, run, later: later)) else { return }

@@ -111,7 +111,9 @@ enum SnapshotCodec {
         _ bytes: [UInt8], formatVersion: UInt16, decodeAheadFrom threshold: Int = ChangeRecordCodec.decodeAheadThreshold
     ) throws(DecodingFailure) -> Snapshot {
         formatVersion >= LogFormat.columnarSnapshotVersion
-            ? try decodeColumnar(bytes, leafKinds: formatVersion >= LogFormat.leafSnapshotVersion, decodeAheadFrom: threshold)
+            ? try decodeColumnar(
+                bytes, leafKinds: formatVersion >= LogFormat.leafSnapshotVersion,
+                codedKinds: formatVersion >= LogFormat.codedSnapshotVersion, decodeAheadFrom: threshold)
             : try decodeRows(bytes)
     }
 
@@ -156,6 +158,8 @@ enum SnapshotCodec {
         var end = 0
         var buffer = ContiguousArray<Value>()
         buffer.reserveCapacity(ChangeRecordCodec.maximumRun)
+        // The dictionary strings of each coded string column written so far.
+        var written = [Int](repeating: 0, count: shapes.count)
         for run in runs {
             w.varint(run.lowerBound - end)
             w.varint(run.count)
@@ -163,6 +167,10 @@ enum SnapshotCodec {
             for p in shapes.indices {
                 if shapes[p].collection != .none {
                     ChangeRecordCodec.encodeColumn(repeatElement(Value.null, count: run.count), into: &w)
+                    continue
+                }
+                if table.scalars[p].kind == .codedString {
+                    ChangeRecordCodec.encodeCodedStrings(table.scalars[p], slots: run, written: &written[p], into: &w)
                     continue
                 }
                 if ChangeRecordCodec.encodeTypedSnapshotColumn(table.scalars[p], slots: run, shape: shapes[p], into: &w) { continue }

@@ -302,10 +302,21 @@ struct Column: Sendable {
     }
 
     /// Appends the values of `other`, a coded string column, to this one:
-    /// its codes as they are when both share a dictionary version (a copy
-    /// of this column), translated a distinct code at a time otherwise.
+    /// its codes as they are when `other`'s dictionary extends this one's
+    /// (``StringDictionary/isPrefix(of:)``), translated a distinct code at
+    /// a time otherwise.
     private mutating func appendCodes(of other: Column) {
         let theirs = other.dictionary!
+        if count == 0 {
+            self = other
+            return
+        }
+        if dictionary!.isPrefix(of: theirs) {
+            // The same codes: the leaves as they are (a loaded snapshot's runs).
+            ints.append(contentsOf: other.ints)
+            dictionary = theirs
+            return
+        }
         var translated = [Int64?](repeating: nil, count: theirs.count)
         for i in 0..<other.count {
             let code = other.ints[i]
@@ -338,6 +349,15 @@ struct Column: Sendable {
             for i in 0..<coded.pointee.count { plain.put(Column.value(coded, i), at: nil) }
         }
         self = plain
+    }
+
+    /// A coded string column of one leaf of codes (`-1` for null) into
+    /// `dictionary`, which holds every code: what a snapshot's coded run
+    /// loads into.
+    init(codes: IntChunks.Leaf, dictionary: StringDictionary) {
+        kind = .codedString
+        self.dictionary = dictionary
+        ints.append(adopting: codes)
     }
 
     /// Appends `n` nulls.

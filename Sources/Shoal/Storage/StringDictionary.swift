@@ -26,6 +26,9 @@ struct StringDictionary: Sendable {
     /// The rank of each code in string order, made on the first sort that
     /// asks for it and shared by every copy of this version.
     private var order = OrderCache()
+    /// The dictionaries that agree on every code they share: those grown
+    /// from one dictionary, each new code claimed once (see ``extends(_:)``).
+    private var lineage = Lineage()
 
     var count: Int { strings.count }
 
@@ -41,7 +44,18 @@ struct StringDictionary: Sendable {
         strings.append(string)
         codes[key] = code
         order = OrderCache()
+        // A copy that already took this code for another string: this one
+        // starts a lineage of its own.
+        if !lineage.claim(Int(code)) { lineage = Lineage(claimed: Int(code) + 1) }
         return code
+    }
+
+    /// Whether `other` holds this dictionary's strings under the same
+    /// codes (and perhaps more after them): both grew from one dictionary
+    /// and `other` is at least as long. A column whose dictionary `other`
+    /// extends can take `other`'s codes as they are.
+    func isPrefix(of other: StringDictionary) -> Bool {
+        lineage === other.lineage && count <= other.count
     }
 
     /// The rank of each code when the strings are sorted as
@@ -72,11 +86,38 @@ private struct UTF8Key: Hashable, Sendable {
 
     init(_ string: String) { self.string = string }
 
-    static func == (a: UTF8Key, b: UTF8Key) -> Bool { a.string.utf8.elementsEqual(b.string.utf8) }
+    static func == (a: UTF8Key, b: UTF8Key) -> Bool {
+        let n = a.string.utf8.count
+        guard n == b.string.utf8.count else { return false }
+        let equal = a.string.utf8.withContiguousStorageIfAvailable { pa in
+            b.string.utf8.withContiguousStorageIfAvailable { pb in n == 0 || memcmp(pa.baseAddress!, pb.baseAddress!, n) == 0 }
+        }
+        return (equal ?? nil) ?? a.string.utf8.elementsEqual(b.string.utf8)
+    }
 
     func hash(into hasher: inout Hasher) {
         let hashed: Void? = string.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         if hashed == nil { for byte in string.utf8 { hasher.combine(byte) } }
+    }
+}
+
+/// The dictionaries grown from one: how many codes they have given out,
+/// together, each given once (``claim(_:)``). Two members agree on every
+/// code both hold, since each got it from its one claimer or a copy of it.
+private final class Lineage: @unchecked Sendable {
+    // Safe because: `claimed` is only reached under `lock`.
+    private let lock = NSLock()
+    private var claimed: Int
+
+    init(claimed: Int = 0) { self.claimed = claimed }
+
+    /// Takes `code` for the caller, when no member has given it out.
+    func claim(_ code: Int) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard claimed == code else { return false }
+        claimed += 1
+        return true
     }
 }
 

@@ -3,12 +3,12 @@ import ShoalTestSupport
 import Testing
 @testable import Shoal
 
-/// Each fixture of each format version (Fixtures/v1 to Fixtures/v3, written
-/// by earlier builds and kept; Fixtures/v4, made by `bash Fixtures/generate.sh`) opens
+/// Each fixture of each format version (Fixtures/v1 to Fixtures/v4, written
+/// by earlier builds and kept; Fixtures/v5, made by `bash Fixtures/generate.sh`) opens
 /// the way its scenario says. Fixtures are copied first: opening repairs a
 /// torn tail in place.
 @Suite struct FixtureTests {
-    static let versions = ["v1", "v2", "v3", "v4"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5"]
 
     static func fixtures(_ version: String) -> URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -110,8 +110,8 @@ import Testing
         #expect(error?.code == .schemaMismatch)
     }
 
-    @Test("the bulk fixture (versions 2 to 4): a compacted bulk insert and one more in the log open with every object, link and index",
-        arguments: ["v2", "v3", "v4"])
+    @Test("the bulk fixture (versions 2 to 5): a compacted bulk insert and one more in the log open with every object, link and index",
+        arguments: ["v2", "v3", "v4", "v5"])
     func bulk(version: String) throws {
         let realm = try Self.openCopy("bulk", version)
         #expect(realm.objects(Person.self).count == 100)
@@ -120,6 +120,11 @@ import Testing
         #expect(realm.objects(Dog.self).filter("age == 3").count == 1_000 / 16 + 1)
         #expect(realm.objects(Dog.self).filter("id BETWEEN {495, 504}").map(\.owner?.id) == [49, 49, 49, 49, 49, 50, 50, 50, 50, 50])
         #expect(realm.instance.current.invariantViolation() == nil)
+        // Version 5's snapshot keeps the names dictionary-encoded, and the
+        // log's runs after it are coded into the same dictionary.
+        let dogs = try #require(realm.instance.current.schema.tableByName["Dog"])
+        let name = try #require(realm.instance.current.schema[dogs].indexByName["name"])
+        #expect((realm.instance.current.tables[dogs.index].scalars[name].kind == .codedString) == (version == "v5"))
         // Both halves hold insert runs: the compacted snapshot and the log after it.
         let url = Self.fixtures(version).appendingPathComponent("bulk.shoal")
         let names = try FileManager.default.contentsOfDirectory(atPath: url.path)
@@ -136,8 +141,8 @@ import Testing
         #expect(runs >= 2)
     }
 
-    @Test("the embedded fixture (versions 3 and 4): embedded objects in a link, a List and a Map, compacted and changed after, open as written",
-        arguments: ["v3", "v4"])
+    @Test("the embedded fixture (versions 3 to 5): embedded objects in a link, a List and a Map, compacted and changed after, open as written",
+        arguments: ["v3", "v4", "v5"])
     func embedded(version: String) throws {
         let realm = try Self.openCopy("embedded", version, types: [Contact.self, Address.self, Coordinates.self])
         #expect(realm.schema["Address"]?.isEmbedded == true && realm.schema["Coordinates"]?.isEmbedded == true)

@@ -58,9 +58,17 @@ import Testing
             mark("\(name).kind"); w.byte(ChangeRecordCodec.ColumnKind.packedInt.rawValue)
             packed(values, name)
         }
+        /// Coded strings (format version 5): the dictionary's strings new
+        /// in the run, as a string leaf with one-byte lengths, then the
+        /// codes as a packed leaf.
+        func strings(new values: [String], codes: [Int64], _ name: String) {
+            mark("\(name).kind"); w.byte(ChangeRecordCodec.ColumnKind.codedStrings.rawValue)
+            mark("\(name).newCount"); w.varint(values.count)
+            if !values.isEmpty { stringLeaf(values, name) }
+            packed(codes, name)
+        }
         /// A string leaf (format version 4) with one-byte lengths.
-        func strings(_ values: [String], _ name: String) {
-            mark("\(name).kind"); w.byte(ChangeRecordCodec.ColumnKind.stringLeaf.rawValue)
+        func stringLeaf(_ values: [String], _ name: String) {
             mark("\(name).byteCount"); w.varint(values.reduce(0) { $0 + $1.utf8.count })
             mark("\(name).lengthWidth"); w.byte(1)
             mark("\(name).lengths")
@@ -75,11 +83,16 @@ import Testing
         mark("Person.slotCount"); w.varint(3)
         mark("Person.liveCount"); w.varint(2)
         mark("Person.runCount"); w.varint(2)
-        for (i, (skip, id, name, city)) in [(0, 1, "Ann", "Oslo"), (1, 2, "Bob", "Bergen")].enumerated() {
+        // The deleted person's name and city keep their codes (1): Bob's
+        // run writes them before his own.
+        for (i, (skip, id, names, cities)) in [(0, 1, ["Ann"], ["Oslo"]), (1, 2, ["Gone", "Bob"], ["", "Bergen"])].enumerated() {
             mark("Person.run\(i).skip"); w.varint(skip)
             mark("Person.run\(i).count"); w.varint(1)
             mark("Person.run\(i).columnCount"); w.varint(4)
-            ints([Int64(id)], "Person.run\(i).id"); strings([name], "Person.run\(i).name"); strings([city], "Person.run\(i).city"); column([.null])
+            ints([Int64(id)], "Person.run\(i).id")
+            strings(new: names, codes: [Int64(2 * i)], "Person.run\(i).name")
+            strings(new: cities, codes: [Int64(2 * i)], "Person.run\(i).city")
+            column([.null])
         }
         mark("Dog.table"); w.varint(dogs)
         mark("Dog.slotCount"); w.varint(2)
@@ -88,9 +101,9 @@ import Testing
         mark("Dog.run0.skip"); w.varint(0)
         mark("Dog.run0.count"); w.varint(2)
         mark("Dog.run0.columnCount"); w.varint(7)
-        ints([10, 11], "Dog.run0.id"); strings(["Rex", "Max"], "Dog.run0.name")
+        ints([10, 11], "Dog.run0.id"); strings(new: ["Rex", "Max"], codes: [0, 1], "Dog.run0.name")
         ints([3, 5], "Dog.run0.age")
-        strings(["Pug", "Lab"], "Dog.run0.breed"); column([.null, .null]); column([.null, .null])
+        strings(new: ["Pug", "Lab"], codes: [0, 1], "Dog.run0.breed"); column([.null, .null]); column([.null, .null])
         // Both owned by Ann (key 0): a leaf of width 0.
         mark("Dog.run0.owner.kind"); w.byte(ChangeRecordCodec.ColumnKind.packedLink.rawValue)
         mark("Dog.run0.owner.table"); w.varint(people)
@@ -227,6 +240,13 @@ import Testing
             ("Dog.run0.name.length0", 4, "Dog.run0.name.lengths", "do not add up to the byte count 6"),
             ("Dog.run0.name.length0", 2, "Dog.run0.name.lengths", "do not add up to the byte count 6"),
             ("Dog.run0.name.byte0", 0xFF, "Dog.run0.name.byte0", "not valid UTF-8"),
+            // Coded strings: a code past the dictionary, a null in a required
+            // property, more new strings than a dictionary takes, a kind on
+            // the wrong property.
+            ("Dog.run0.name.base", 10, "Dog.run0.name.width", "code 5 of a dictionary of 2 strings"),
+            ("Dog.run0.name.base", 1, "Dog.run0.name.kind", "value null does not fit 'Dog.name'"),
+            ("Dog.run0.name.newCount", 70_000, "Dog.run0.name.newCount", "70000 new strings past the 0 of a dictionary that holds 65536"),
+            ("Dog.run0.age.kind", 8, "Dog.run0.age.kind", "coded strings do not fit 'Dog.age'"),
             ("Person.run0.id.kind", 6, "Person.run0.id.kind", "does not fit 'Person.id'"),
             ("Person.run0.name.kind", 5, "Person.run0.name.kind", "a packed int column does not fit 'Person.name'"),
             ("Person.run0.id.kind", 7, "Person.run0.id.kind", "a string leaf does not fit 'Person.id'"),
@@ -293,13 +313,16 @@ import Testing
 
 /// The column kinds of format version 4: packed leaves and string leaves.
 @Suite struct SnapshotLeafTests {
-    @Test("a version 4 snapshot's leaf kinds are unknown kinds in a version 3 snapshot and in a log's insert run")
-    func leafKindsOnlyInVersion4() throws {
+    @Test("a version 4 snapshot's leaf kinds are unknown kinds in a version 3 snapshot and in a log's insert run; version 5's coded strings in a version 4 one too",
+        arguments: [ChangeRecordCodec.ColumnKind.packedInt, .codedStrings])
+    func leafKindsOnlyInVersion4(kind: ChangeRecordCodec.ColumnKind) throws {
         let snapshot = try SnapshotColumnarTests.smallState()
         let (bytes, fields) = SnapshotColumnarTests.smallPayload(snapshot)
         let old = #expect(throws: DecodingFailure.self) { _ = try SnapshotCodec.decode(bytes, formatVersion: 3) }
         #expect(old?.reason.contains("unknown column kind 5") == true && old?.offset == fields["Person.run0.id.kind"], "\(String(describing: old))")
-        #expect(try SnapshotCodec.decode(bytes, formatVersion: 4).hasSameContents(as: snapshot))
+        let four = #expect(throws: DecodingFailure.self) { _ = try SnapshotCodec.decode(bytes, formatVersion: 4) }
+        #expect(four?.reason.contains("unknown column kind 8") == true && four?.offset == fields["Person.run0.name.kind"], "\(String(describing: four))")
+        #expect(try SnapshotCodec.decode(bytes, formatVersion: 5).hasSameContents(as: snapshot))
         // An insert run of the log whose first column is a packed leaf.
         let schema = snapshot.schema
         let people = try #require(schema.tableByName["Person"])
@@ -310,12 +333,12 @@ import Testing
         w.varint(1)
         w.varint(4)
         let kindOffset = w.bytes.count
-        w.byte(ChangeRecordCodec.ColumnKind.packedInt.rawValue)
+        w.byte(kind.rawValue)
         w.byte(0)
         w.signed(1)
         var r = ByteReader(w.bytes)
         let failure = #expect(throws: DecodingFailure.self) { _ = try ChangeRecordCodec.decodeRun(&r, schema) }
-        #expect(failure?.reason.contains("unknown column kind 5") == true && failure?.offset == kindOffset, "\(String(describing: failure))")
+        #expect(failure?.reason.contains("unknown column kind \(kind.rawValue)") == true && failure?.offset == kindOffset, "\(String(describing: failure))")
     }
 
     @Test("full runs load as the leaves the table keeps: packed integers and links adopted at their width, two-byte string ends; every width round-trips", arguments: [
@@ -342,7 +365,18 @@ import Testing
             let loaded = restored.tables[dogs.index].scalars[p].ints, written = snapshot.tables[dogs.index].scalars[p].ints
             #expect(loaded.leaves[0].width == written.leaves[0].width && loaded.leaves[0].count == 4096, "\(name)")
         }
-        let names = restored.tables[dogs.index].scalars[try #require(os.indexByName["name"])].bytes
-        #expect(names.leaves[0].isShort)
+        // Names: coded, their codes' leaf adopted at its width; written
+        // plain (as a column loaded from an older version is), a full leaf
+        // of two-byte ends.
+        let name = try #require(os.indexByName["name"])
+        let coded = restored.tables[dogs.index].scalars[name]
+        #expect(coded.kind == .codedString && coded.ints.leaves[0].width == snapshot.tables[dogs.index].scalars[name].ints.leaves[0].width)
+        var plain = snapshot
+        plain.tables[dogs.index].scalars[name] = Column(kind: .string)
+        plain.tables[dogs.index].scalars[name].append(contentsOf: (0..<values.count).map { coded[$0] })
+        let restoredPlain = try SnapshotCodec.decode(SnapshotCodec.encode(plain), formatVersion: LogFormat.version, decodeAheadFrom: .max)
+        #expect(restoredPlain.hasSameContents(as: snapshot))
+        #expect(restoredPlain.tables[dogs.index].scalars[name].kind == .string)
+        #expect(restoredPlain.tables[dogs.index].scalars[name].bytes.leaves[0].isShort)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ShoalTestSupport
 import Testing
 
 @testable import Shoal
@@ -97,5 +98,59 @@ import Testing
         #expect(copy.dictionary?.count == 3 && copy.dictionary?.ranks() == [1, 0, 2])
         #expect((0..<3).map { copy[$0] } == ["m", "c", "x"].map { Value.string($0) })
         #expect((0..<4).map { column[$0] } == ["b", "c", "x", "a"].map { Value.string($0) })
+    }
+}
+
+/// Coded string columns in snapshots (format version 5).
+@Suite struct CodedStringRunTests {
+    @Test("runs written from one coded column load, run by run, into one dictionary whose codes the table takes as they are: nulls, unused strings, more than a leaf of new strings")
+    func runsRoundTrip() throws {
+        var column = Column(for: StringDictionaryTests.name)
+        var expected: [Value] = []
+        var rng = SeededRandom(seed: 21)
+        for i in 0..<9_000 {
+            let v: Value = i % 97 == 0 ? .null : .string("w\(Int.random(in: 0..<6_000, using: &rng))")
+            column.append(v)
+            expected.append(v)
+            if i == 100 {
+                // A string no slot holds any more stays in the dictionary.
+                column.set(5, .string("overwritten"))
+                column.set(5, expected[5])
+            }
+        }
+        var w = ByteWriter()
+        var written = 0
+        let runs = [0..<4096, 4096..<8192, 8192..<9_000]
+        for run in runs { ChangeRecordCodec.encodeCodedStrings(column, slots: run, written: &written, into: &w) }
+        #expect(written == column.dictionary!.count)
+        var r = ByteReader(w.bytes)
+        var dictionary = StringDictionary()
+        var loaded = Column(for: StringDictionaryTests.name)
+        for run in runs {
+            #expect(try r.byte() == ChangeRecordCodec.ColumnKind.codedStrings.rawValue)
+            loaded.append(contentsOf: try ChangeRecordCodec.decodeCodedStrings(&r, count: run.count, into: &dictionary))
+        }
+        #expect(r.remaining == 0)
+        #expect(loaded.kind == .codedString && loaded.count == expected.count)
+        #expect((0..<expected.count).allSatisfy { loaded[$0].isIdentical(to: expected[$0]) })
+        // Taken as they are: the same codes, the last run's dictionary.
+        #expect((0..<expected.count).allSatisfy { loaded.ints[$0] == column.ints[$0] })
+        #expect(loaded.dictionary!.count == column.dictionary!.count && loaded.dictionary!.isPrefix(of: dictionary))
+    }
+
+    @Test("a run whose new string the dictionary already holds is damage, named at its leaf")
+    func duplicateString() throws {
+        var column = Column(for: StringDictionaryTests.name)
+        for w in ["x", "y"] { column.append(.string(w)) }
+        var w = ByteWriter()
+        var written = 0
+        ChangeRecordCodec.encodeCodedStrings(column, slots: 0..<2, written: &written, into: &w)
+        var r = ByteReader(w.bytes)
+        _ = try r.byte()
+        var dictionary = StringDictionary()
+        _ = dictionary.code(adding: "y")
+        let failure = #expect(throws: DecodingFailure.self) { _ = try ChangeRecordCodec.decodeCodedStrings(&r, count: 2, into: &dictionary) }
+        #expect(failure?.reason.contains("the dictionary's new string 1 of this leaf is one it holds") == true, "\(String(describing: failure))")
+        #expect(failure?.offset == 2)
     }
 }
