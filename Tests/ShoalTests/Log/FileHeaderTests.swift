@@ -12,7 +12,7 @@ import Testing
         let bytes = Self.header.encoded()
         #expect(bytes.count == 64)
         #expect(Array(bytes[0..<8]) == Array("SHOALWAL".utf8))
-        #expect(bytes.loadLittleEndian(UInt16.self, at: L.formatVersion) == 4)
+        #expect(bytes.loadLittleEndian(UInt16.self, at: L.formatVersion) == LogFormat.version)
         #expect(bytes.loadLittleEndian(UInt16.self, at: L.headerSize) == 64)
         #expect(bytes.loadLittleEndian(UInt32.self, at: L.flags) == 0x0701)
         #expect(bytes.loadLittleEndian(UInt64.self, at: L.salt) == 0x1122_3344_5566_7788)
@@ -42,10 +42,11 @@ import Testing
     @Test("a newer format version is unsupported even when its checksum is valid")
     func newerVersion() {
         var bytes = Self.header.encoded()
-        bytes.storeLittleEndian(UInt16(5), at: LogFormat.FileHeaderLayout.formatVersion)
+        let newer = LogFormat.version + 1
+        bytes.storeLittleEndian(newer, at: LogFormat.FileHeaderLayout.formatVersion)
         bytes.storeLittleEndian(Checksum.xxh3(bytes, range: 0..<56, seed: 0), at: 56)
-        #expect(throws: FileHeaderError.unsupportedVersion(found: 5)) { try FileHeader.decode(bytes, expecting: .log) }
-        #expect(FileHeaderError.unsupportedVersion(found: 5).shoalError(path: "p").code == .unsupportedFormat)
+        #expect(throws: FileHeaderError.unsupportedVersion(found: newer)) { try FileHeader.decode(bytes, expecting: .log) }
+        #expect(FileHeaderError.unsupportedVersion(found: newer).shoalError(path: "p").code == .unsupportedFormat)
     }
 
     @Test("an unknown flag bit is unsupported, not corrupt")
