@@ -45,7 +45,6 @@ let package = Package(
                 "CXXHash",
                 "CSwiftRuntime",
                 .product(name: "OrderedCollections", package: "swift-collections"),
-                .product(name: "HashTreeCollections", package: "swift-collections"),
             ],
             exclude: ["Log/FORMAT.md"],
             swiftSettings: upcomingFeatures

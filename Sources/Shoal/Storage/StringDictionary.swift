@@ -1,15 +1,18 @@
+internal import CXXHash
 import Foundation
-import HashTreeCollections
 
 /// The distinct strings of a dictionary-encoded string column
 /// (``Column/Kind/codedString``), numbered (their codes) in the order they
 /// were first stored.
 ///
-/// Both halves are persistent structures, so that a copy is O(1) and
-/// adding a string to a dictionary a snapshot still shares copies one leaf
-/// of the strings and one path of the hash tree, never the whole
-/// dictionary: a commit that brings one new string pays for that string
-/// only, however many the column holds.
+/// Both halves are persistent structures (copy-on-write leaves of 4,096),
+/// so that a copy is O(1) and adding a string to a dictionary a snapshot
+/// still shares copies one leaf of the strings and one of the hash table,
+/// never the whole dictionary: a commit that brings one new string pays
+/// for that string only, however many the column holds. The hash table is
+/// open-addressed (XXH3 of the UTF-8 bytes, linear probing, at most half
+/// full) and compares bytes, so that canonically equivalent strings ("é"
+/// and "e\u{301}") stay different, as Shoal and Realm compare strings.
 ///
 /// A code, once given, names its string for good: strings are never
 /// removed, so an older snapshot's codes read the same strings from a
@@ -22,7 +25,8 @@ struct StringDictionary: Sendable {
 
     /// The strings by code.
     private(set) var strings = Chunks<String>()
-    private var codes = TreeDictionary<UTF8Key, Int32>()
+    /// Each slot's code + 1 (0: empty); a power of two of slots, or none.
+    private var slots = Chunks<Int32>()
     /// The rank of each code in string order, made on the first sort that
     /// asks for it and shared by every copy of this version.
     private var order = OrderCache()
@@ -33,16 +37,24 @@ struct StringDictionary: Sendable {
     var count: Int { strings.count }
 
     /// The code of `string`, if the dictionary holds it.
-    func code(of string: String) -> Int32? { codes[UTF8Key(string)] }
+    func code(of string: String) -> Int32? {
+        var string = string
+        return string.withUTF8 { find(UnsafeRawBufferPointer($0)).code }
+    }
 
     /// The code of `string`, added if new; `nil` when the dictionary is full.
     mutating func code(adding string: String) -> Int32? {
-        let key = UTF8Key(string)
-        if let code = codes[key] { return code }
+        var utf8 = string
+        let (found, slot) = utf8.withUTF8 { find(UnsafeRawBufferPointer($0)) }
+        if let found { return found }
         guard strings.count < Self.capacity else { return nil }
         let code = Int32(strings.count)
         strings.append(string)
-        codes[key] = code
+        if strings.count * 2 > slots.count {
+            rehash(slots: Swift.max(64, slots.count * 2))
+        } else {
+            slots[slot] = code + 1
+        }
         order = OrderCache()
         // A copy that already took this code for another string: this one
         // starts a lineage of its own.
@@ -71,33 +83,46 @@ struct StringDictionary: Sendable {
         }
     }
 
+    /// The code of the string whose UTF-8 is `bytes`, if held, and the slot
+    /// where the probe for it ended (its own, or the empty one it would take).
+    private func find(_ bytes: UnsafeRawBufferPointer) -> (code: Int32?, slot: Int) {
+        guard !slots.isEmpty else { return (nil, -1) }
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: Self.hash(bytes)) & mask
+        while true {
+            let entry = slots[slot]
+            if entry == 0 { return (nil, slot) }
+            if Self.equal(strings[Int(entry - 1)], bytes) { return (entry - 1, slot) }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// Rebuilds the hash table with `count` slots (a power of two).
+    private mutating func rehash(slots count: Int) {
+        var table = Chunks<Int32>(repeating: 0, count: count)
+        let mask = count - 1
+        for code in 0..<strings.count {
+            var string = strings[code]
+            var slot = string.withUTF8 { Int(truncatingIfNeeded: Self.hash(UnsafeRawBufferPointer($0))) } & mask
+            while table[slot] != 0 { slot = (slot + 1) & mask }
+            table[slot] = Int32(code + 1)
+        }
+        slots = table
+    }
+
+    private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        XXH3_64bits(bytes.baseAddress, bytes.count)
+    }
+
+    private static func equal(_ string: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var string = string
+        return string.withUTF8 { $0.count == bytes.count && ($0.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0) }
+    }
+
     /// Whether `matches` holds for each code's string, by code: what a scan
     /// tests once per distinct string rather than once per slot.
     func passing(_ matches: (Value) -> Bool) -> [Bool] {
         (0..<strings.count).map { matches(.string(strings[$0])) }
-    }
-}
-
-/// A string as a dictionary key: equal when its UTF-8 bytes are, as Shoal
-/// compares strings (Realm's rule), where `String`'s own equality would
-/// merge canonically equivalent strings ("é" and "e\u{301}").
-private struct UTF8Key: Hashable, Sendable {
-    let string: String
-
-    init(_ string: String) { self.string = string }
-
-    static func == (a: UTF8Key, b: UTF8Key) -> Bool {
-        let n = a.string.utf8.count
-        guard n == b.string.utf8.count else { return false }
-        let equal = a.string.utf8.withContiguousStorageIfAvailable { pa in
-            b.string.utf8.withContiguousStorageIfAvailable { pb in n == 0 || memcmp(pa.baseAddress!, pb.baseAddress!, n) == 0 }
-        }
-        return (equal ?? nil) ?? a.string.utf8.elementsEqual(b.string.utf8)
-    }
-
-    func hash(into hasher: inout Hasher) {
-        let hashed: Void? = string.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        if hashed == nil { for byte in string.utf8 { hasher.combine(byte) } }
     }
 }
 
