@@ -15,6 +15,15 @@ extension Int64: SortedTreeKey {
 /// optional one is held beside the tree (nulls sort first). Any other kind
 /// is held as `Value` keys.
 ///
+/// Integer keys that are dense (the usual `id`s counted up from some
+/// number) are also held in a direct map (``DenseKeys``): a look-up is then
+/// one load from a packed leaf, where a descent of the tree reads three
+/// arrays a level, each a cache miss in a large table. The map is kept
+/// while it spans at most twice as many keys as the index holds, plus a
+/// leaf; it is made when the first key goes into an empty index or after
+/// a bulk merge, and dropped (the tree answering alone) when a key falls
+/// below its base or beyond that span.
+///
 /// The interface speaks `Value`, the currency of change records and
 /// predicates. A value of another kind looked up in a typed index finds the
 /// integer it equals (`3.0` finds `3`, as `Value.compare` equates them); a
@@ -33,6 +42,8 @@ struct PrimaryIndex: Sendable, Sequence {
     private var nullKey: ObjectKey?
     /// The keys of an untyped index.
     private var values = SortedTree<Value, ObjectKey>()
+    /// The integer keys again, by position, while they are dense.
+    private var dense: DenseKeys?
 
     /// An empty index for the primary key `property`: typed for an `int` one.
     init(for property: Property) {
@@ -46,6 +57,9 @@ struct PrimaryIndex: Sendable, Sequence {
 
     var count: Int { isTyped ? integers.count + (nullKey == nil ? 0 : 1) : values.count }
 
+    /// Whether look-ups of integer keys go through the direct map.
+    var hasDenseMap: Bool { dense != nil }
+
     var isEmpty: Bool { count == 0 }
 
     var underestimatedCount: Int { count }
@@ -54,7 +68,7 @@ struct PrimaryIndex: Sendable, Sequence {
     subscript(key: Value) -> ObjectKey? {
         guard isTyped else { return values[key] }
         switch integerKey(key) {
-        case .integer(let n): return integers[n]
+        case .integer(let n): return dense.map { $0.object(n) } ?? integers[n]
         case .null: return nullKey
         case .absent: return nil
         }
@@ -63,7 +77,8 @@ struct PrimaryIndex: Sendable, Sequence {
     /// The object whose integer primary key is `key`, if any: the typed
     /// form of ``subscript(_:)``, with no `Value`.
     func object(forInteger key: Int64) -> ObjectKey? {
-        isTyped ? integers[key] : values[.int(key)]
+        guard isTyped else { return values[.int(key)] }
+        return dense.map { $0.object(key) } ?? integers[key]
     }
 
     /// Sets the object of `key`, or adds the entry.
@@ -73,7 +88,11 @@ struct PrimaryIndex: Sendable, Sequence {
     mutating func updateValue(_ payload: ObjectKey, forKey key: Value) -> ObjectKey? {
         if isTyped {
             switch key {
-            case .int(let n): return integers.updateValue(payload, forKey: n)
+            case .int(let n):
+                if integers.isEmpty { dense = DenseKeys(base: n) }
+                let old = integers.updateValue(payload, forKey: n)
+                if dense != nil, !dense!.set(n, payload, keys: integers.count) { dense = nil }
+                return old
             case .null:
                 defer { nullKey = payload }
                 return nullKey
@@ -90,7 +109,10 @@ struct PrimaryIndex: Sendable, Sequence {
     mutating func remove(_ key: Value) -> Element? {
         guard isTyped else { return values.remove(key) }
         switch integerKey(key) {
-        case .integer(let n): return integers.remove(n).map { (.int($0.key), $0.payload) }
+        case .integer(let n):
+            guard let removed = integers.remove(n) else { return nil }
+            if dense != nil, !dense!.clear(n, keys: integers.count) { dense = nil }
+            return (.int(removed.key), removed.payload)
         case .null:
             defer { nullKey = nil }
             return nullKey.map { (.null, $0) }
@@ -136,7 +158,17 @@ struct PrimaryIndex: Sendable, Sequence {
             guard let found = values.merge(sorted.lazy.map { (Value.int($0.key), $0.payload) }), case .int(let n) = found.key else { return nil }
             return (n, found.payload)
         }
-        return integers.merge(sorted)
+        let wasEmpty = integers.isEmpty
+        let clash = integers.merge(sorted)
+        if clash != nil {
+            // (A batch refused for the clash; the tree answers alone.)
+            dense = nil
+        } else if wasEmpty, let first = sorted.first, let last = sorted.last {
+            dense = DenseKeys(sorted, from: first.key, to: last.key)
+        } else if dense != nil, !dense!.set(contentsOf: sorted, keys: integers.count) {
+            dense = nil
+        }
+        return clash
     }
 
     /// Calls `body` with each entry from `lower` to `upper` (an end that is
@@ -176,9 +208,17 @@ struct PrimaryIndex: Sendable, Sequence {
         }
     }
 
-    /// The first broken invariant of the tree holding the keys, or `nil`.
+    /// The first broken invariant of the tree holding the keys (or of the
+    /// direct map beside it, which must hold exactly the tree's entries), or `nil`.
     func invariantViolation() -> String? {
-        isTyped ? integers.invariantViolation() : values.invariantViolation()
+        guard isTyped else { return values.invariantViolation() }
+        if let problem = integers.invariantViolation() { return problem }
+        guard let dense else { return nil }
+        let held = dense.slots.reduce(0) { $1 != 0 ? $0 + 1 : $0 }
+        guard held == integers.count, integers.allSatisfy({ dense.object($0.key) == $0.payload }) else {
+            return "the direct map of the primary keys holds \(held) entries, not the tree's \(integers.count)"
+        }
+        return nil
     }
 
     func makeIterator() -> Iterator {
@@ -204,6 +244,7 @@ struct PrimaryIndex: Sendable, Sequence {
     /// Moves a typed index's entries into `Value` keys.
     private mutating func becomeUntyped() {
         guard isTyped else { return }
+        dense = nil
         var entries: [Element] = []
         entries.reserveCapacity(count)
         for entry in self { entries.append(entry) }
@@ -237,5 +278,74 @@ struct PrimaryIndex: Sendable, Sequence {
             return integers.first { Value.compare(.int($0.key), key) == .orderedSame }.map { .integer($0.key) } ?? .absent
         default: return .absent
         }
+    }
+}
+
+/// Integer primary keys by position: the object of key `base + i` (its
+/// key + 1, 0 for none) in slot `i` of packed, copy-on-write leaves. Kept
+/// by ``PrimaryIndex`` beside its tree while the keys are dense.
+struct DenseKeys: Sendable {
+    /// The key of slot 0.
+    private(set) var base: Int64
+    private(set) var slots = IntChunks()
+
+    /// The most slots a map of `keys` keys may span.
+    static func limit(keys: Int) -> Int { 2 * keys + Chunks<Int64>.width }
+
+    /// An empty map starting at `base`.
+    init(base: Int64) { self.base = base }
+
+    /// A map of `sorted` (ascending, from `low` to `high`), or `nil` when
+    /// the keys are too sparse.
+    init?(_ sorted: some Collection<(key: Int64, payload: ObjectKey)>, from low: Int64, to high: Int64) {
+        let (span, overflow) = high.subtractingReportingOverflow(low)
+        guard !overflow, span < Int64(Self.limit(keys: sorted.count)) else { return nil }
+        base = low
+        var next = low
+        for entry in sorted {
+            slots.append(repeating: 0, count: Int(entry.key - next))
+            slots.append(entry.payload.rawValue + 1)
+            next = entry.key + 1
+        }
+    }
+
+    /// The object of `key`, if the map holds it.
+    @inline(__always)
+    func object(_ key: Int64) -> ObjectKey? {
+        // The difference as unsigned: a key below the base wraps past the count.
+        let i = UInt64(bitPattern: key &- base)
+        guard i < UInt64(slots.count) else { return nil }
+        let v = slots[Int(i)]
+        return v == 0 ? nil : ObjectKey(v - 1)
+    }
+
+    /// Sets the object of `key`, for an index of `keys` keys; `false` when
+    /// the map cannot hold it (below the base, or past the span allowed).
+    mutating func set(_ key: Int64, _ payload: ObjectKey, keys: Int) -> Bool {
+        guard key >= base else { return false }
+        let (offset, overflow) = key.subtractingReportingOverflow(base)
+        guard !overflow, offset < Int64(Self.limit(keys: keys)) else { return false }
+        let i = Int(offset)
+        if i >= slots.count {
+            slots.append(repeating: 0, count: i - slots.count)
+            slots.append(payload.rawValue + 1)
+        } else {
+            slots[i] = payload.rawValue + 1
+        }
+        return true
+    }
+
+    /// Sets the objects of `sorted` (ascending keys), for an index of `keys`
+    /// keys; `false` when the map cannot hold one of them.
+    mutating func set(contentsOf sorted: some Collection<(key: Int64, payload: ObjectKey)>, keys: Int) -> Bool {
+        sorted.allSatisfy { set($0.key, $0.payload, keys: keys) }
+    }
+
+    /// Clears the slot of `key`, for an index left with `keys` keys;
+    /// `false` when the map has become too sparse to keep.
+    mutating func clear(_ key: Int64, keys: Int) -> Bool {
+        let i = UInt64(bitPattern: key &- base)
+        if i < UInt64(slots.count) { slots[Int(i)] = 0 }
+        return slots.count <= Self.limit(keys: keys)
     }
 }

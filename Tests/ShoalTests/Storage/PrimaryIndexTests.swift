@@ -132,3 +132,82 @@ import Testing
         #expect(index.invariantViolation() == nil)
     }
 }
+
+/// The direct map of dense integer primary keys beside the tree.
+@Suite struct DenseKeysTests {
+    /// Every key from `low` to `high` looked up in `index` and in `model`.
+    static func agree(_ index: PrimaryIndex, _ model: [Int64: ObjectKey], _ keys: ClosedRange<Int64>) -> Bool {
+        keys.allSatisfy { index.object(forInteger: $0) == model[$0] && index[.int($0)] == model[$0] }
+    }
+
+    @Test("keys added one by one from an empty index are found through the map while dense; a key past the span or below the base drops it, and the tree answers alone")
+    func oneByOne() {
+        var index = PrimaryIndex(for: PrimaryIndexTests.intProperty)
+        var model: [Int64: ObjectKey] = [:]
+        for k in Int64(100)..<10_100 {
+            index.updateValue(ObjectKey(k * 3), forKey: .int(k))
+            model[k] = ObjectKey(k * 3)
+        }
+        #expect(index.hasDenseMap && index.invariantViolation() == nil)
+        #expect(Self.agree(index, model, 0...10_200))
+        // A copy keeps its map while the original changes.
+        let copy = index
+        index.updateValue(ObjectKey(7), forKey: .int(150))
+        #expect(copy.object(forInteger: 150) == ObjectKey(450) && index.object(forInteger: 150) == ObjectKey(7))
+        model[150] = ObjectKey(7)
+        // A gap within the span is kept; one past it is not.
+        index.updateValue(ObjectKey(1), forKey: .int(20_000))
+        model[20_000] = ObjectKey(1)
+        #expect(index.hasDenseMap && index.invariantViolation() == nil)
+        index.updateValue(ObjectKey(2), forKey: .int(1_000_000))
+        model[1_000_000] = ObjectKey(2)
+        #expect(!index.hasDenseMap && index.invariantViolation() == nil)
+        #expect(Self.agree(index, model, 0...20_100) && index.object(forInteger: 1_000_000) == ObjectKey(2))
+
+        var below = PrimaryIndex(for: PrimaryIndexTests.intProperty)
+        below.updateValue(ObjectKey(0), forKey: .int(5))
+        below.updateValue(ObjectKey(1), forKey: .int(4))
+        #expect(!below.hasDenseMap && below.object(forInteger: 4) == ObjectKey(1) && below.object(forInteger: 5) == ObjectKey(0))
+    }
+
+    @Test("a bulk merge into an empty index makes the map, later merges extend it, a clash or a sparse batch drops it; removals that leave it sparse drop it")
+    func merges() {
+        var index = PrimaryIndex(for: PrimaryIndexTests.intProperty)
+        var model: [Int64: ObjectKey] = [:]
+        func merge(_ keys: [Int64]) -> (key: Int64, payload: ObjectKey)? {
+            let batch = ContiguousArray(keys.map { (key: $0, payload: ObjectKey($0 + 1_000_000)) })
+            let clash = index.merge(integers: batch)
+            for k in keys where model[k] == nil { model[k] = ObjectKey(k + 1_000_000) }
+            return clash
+        }
+        #expect(merge(Array(0..<5_000).map { Int64($0) * 2 }) == nil)
+        #expect(index.hasDenseMap)
+        #expect(merge(Array(10_000..<14_000)) == nil)
+        #expect(index.hasDenseMap && index.invariantViolation() == nil)
+        #expect(Self.agree(index, model, -5...14_005))
+        // Removing most keys leaves the map too sparse.
+        for k in Int64(0)..<14_000 where k % 50 != 0 {
+            index.remove(.int(k))
+            model[k] = nil
+        }
+        #expect(!index.hasDenseMap && index.invariantViolation() == nil)
+        #expect(Self.agree(index, model, -5...14_005))
+
+        var clashing = PrimaryIndex(for: PrimaryIndexTests.intProperty)
+        _ = clashing.merge(integers: [(key: 1, payload: ObjectKey(1)), (key: 2, payload: ObjectKey(2))])
+        #expect(clashing.hasDenseMap)
+        let clash = clashing.merge(integers: [(key: 2, payload: ObjectKey(9)), (key: 3, payload: ObjectKey(3))])
+        #expect(clash?.key == 2 && !clashing.hasDenseMap)
+        #expect(clashing.object(forInteger: 2) == ObjectKey(2) && clashing.object(forInteger: 3) == ObjectKey(3))
+
+        var sparse = PrimaryIndex(for: PrimaryIndexTests.intProperty)
+        _ = sparse.merge(integers: ContiguousArray((0..<100).map { (key: Int64($0) * 1_000, payload: ObjectKey(Int64($0))) }))
+        #expect(!sparse.hasDenseMap && sparse.object(forInteger: 5_000) == ObjectKey(5))
+        // Extremes: no overflow in the span or the look-up.
+        var extremes = PrimaryIndex(for: PrimaryIndexTests.intProperty)
+        extremes.updateValue(ObjectKey(0), forKey: .int(.min))
+        extremes.updateValue(ObjectKey(1), forKey: .int(.max))
+        #expect(!extremes.hasDenseMap && extremes.object(forInteger: .max) == ObjectKey(1) && extremes.object(forInteger: .min) == ObjectKey(0))
+        #expect(extremes.object(forInteger: 0) == nil)
+    }
+}
