@@ -297,16 +297,11 @@ struct DenseKeys: Sendable {
 
     /// A map of `sorted` (ascending, from `low` to `high`), or `nil` when
     /// the keys are too sparse.
-    init?(_ sorted: some Collection<(key: Int64, payload: ObjectKey)>, from low: Int64, to high: Int64) {
+    init?(_ sorted: ContiguousArray<(key: Int64, payload: ObjectKey)>, from low: Int64, to high: Int64) {
         let (span, overflow) = high.subtractingReportingOverflow(low)
         guard !overflow, span < Int64(Self.limit(keys: sorted.count)) else { return nil }
         base = low
-        var next = low
-        for entry in sorted {
-            slots.append(repeating: 0, count: Int(entry.key - next))
-            slots.append(entry.payload.rawValue + 1)
-            next = entry.key + 1
-        }
+        guard set(contentsOf: sorted, keys: sorted.count) else { return nil }
     }
 
     /// The object of `key`, if the map holds it.
@@ -337,8 +332,17 @@ struct DenseKeys: Sendable {
 
     /// Sets the objects of `sorted` (ascending keys), for an index of `keys`
     /// keys; `false` when the map cannot hold one of them.
-    mutating func set(contentsOf sorted: some Collection<(key: Int64, payload: ObjectKey)>, keys: Int) -> Bool {
-        sorted.allSatisfy { set($0.key, $0.payload, keys: keys) }
+    mutating func set(contentsOf sorted: ContiguousArray<(key: Int64, payload: ObjectKey)>, keys: Int) -> Bool {
+        // Keys that continue the map with no gap (a loaded table's ids)
+        // go in a leaf at a time.
+        if let first = sorted.first, let last = sorted.last, first.key >= base,
+            first.key &- base == Int64(slots.count), last.key &- first.key == Int64(sorted.count - 1),
+            slots.count + sorted.count <= Self.limit(keys: keys)
+        {
+            slots.append(contentsOf: sorted.lazy.map { $0.payload.rawValue + 1 })
+            return true
+        }
+        return sorted.allSatisfy { set($0.key, $0.payload, keys: keys) }
     }
 
     /// Clears the slot of `key`, for an index left with `keys` keys;
