@@ -85,7 +85,9 @@ extension ChangeRecordCodec {
     /// left it), then takes its codes as a leaf. Damage: a string given
     /// twice, a code the dictionary does not hold, more strings than a
     /// dictionary takes.
-    static func decodeCodedStrings(_ r: inout ByteReader, count: Int, into dictionary: inout StringDictionary) throws(DecodingFailure) -> Column {
+    static func decodeCodedStrings(
+        _ r: inout ByteReader, count: Int, into dictionary: inout StringDictionary
+    ) throws(DecodingFailure) -> (column: Column, hasNull: Bool) {
         let newOffset = r.offset
         let new = try r.int("new dictionary strings")
         guard new <= StringDictionary.capacity - dictionary.count else {
@@ -107,13 +109,11 @@ extension ChangeRecordCodec {
         }
         let codesOffset = r.offset
         let codes = try decodePackedInts(&r, count: count)
-        for j in 0..<codes.count {
-            let code = codes.value(j)
-            guard code >= -1, code < Int64(dictionary.count) else {
-                throw DecodingFailure(offset: codesOffset, reason: "coded strings: code \(code) of a dictionary of \(dictionary.count) strings")
-            }
+        let (least, most) = codes.bounds ?? (0, 0)
+        for code in [least, most] where code < -1 || code >= Int64(dictionary.count) {
+            throw DecodingFailure(offset: codesOffset, reason: "coded strings: code \(code) of a dictionary of \(dictionary.count) strings")
         }
-        return Column(codes: codes, dictionary: dictionary)
+        return (Column(codes: codes, dictionary: dictionary), least == -1)
     }
 
     /// Writes `values` as a packed leaf: packed as ``IntChunks`` packs a

@@ -333,8 +333,8 @@ extension ChangeRecordCodec {
             guard shape.collection == .none, shape.value.type == .string, let coded else {
                 throw DecodingFailure(offset: kindOffset, reason: "insert run: coded strings do not fit \(describe())")
             }
-            let typed = try decodeCodedStrings(&r, count: count, into: &coded.dictionaries[property, default: StringDictionary()])
-            if (0..<typed.count).contains(where: typed.isNull) { try check(.null, at: kindOffset) }
+            let (typed, hasNull) = try decodeCodedStrings(&r, count: count, into: &coded.dictionaries[property, default: StringDictionary()])
+            if hasNull { try check(.null, at: kindOffset) }
             return RunColumn(typed: typed)
         }
         return column

@@ -112,6 +112,36 @@ struct IntChunks: RandomAccessCollection, Sendable {
             }
         }
 
+        /// The least and the greatest value (`nil` for no values), in one
+        /// typed pass over the offsets: what a decoder checks a leaf's range with.
+        var bounds: (least: Int64, most: Int64)? {
+            guard count > 0 else { return nil }
+            func offsets<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) -> (T, T) {
+                packed.withUnsafeBytes { raw in
+                    var least = T.max, most = T.min
+                    for j in 0..<count {
+                        let v = raw.loadUnaligned(fromByteOffset: j &* MemoryLayout<T>.size, as: T.self)
+                        least = Swift.min(least, v)
+                        most = Swift.max(most, v)
+                    }
+                    return (least, most)
+                }
+            }
+            switch width {
+            case 0: return (base, base)
+            case 8: return (wide.min()!, wide.max()!)
+            case 1:
+                let (l, m) = offsets(UInt8.self)
+                return (base &+ Int64(l), base &+ Int64(m))
+            case 2:
+                let (l, m) = offsets(UInt16.self)
+                return (base &+ Int64(l), base &+ Int64(m))
+            default:
+                let (l, m) = offsets(UInt32.self)
+                return (base &+ Int64(l), base &+ Int64(m))
+            }
+        }
+
         /// Calls `body` with the values as `Int64`s: a wide leaf's own,
         /// or a packed leaf's unpacked into `scratch`.
         func withValues<R>(scratch: inout ContiguousArray<Int64>, _ body: (UnsafeBufferPointer<Int64>) throws -> R) rethrows -> R {

@@ -128,7 +128,9 @@ import Testing
         var loaded = Column(for: StringDictionaryTests.name)
         for run in runs {
             #expect(try r.byte() == ChangeRecordCodec.ColumnKind.codedStrings.rawValue)
-            loaded.append(contentsOf: try ChangeRecordCodec.decodeCodedStrings(&r, count: run.count, into: &dictionary))
+            let (column, hasNull) = try ChangeRecordCodec.decodeCodedStrings(&r, count: run.count, into: &dictionary)
+            #expect(hasNull == (0..<column.count).contains(where: column.isNull))
+            loaded.append(contentsOf: column)
         }
         #expect(r.remaining == 0)
         #expect(loaded.kind == .codedString && loaded.count == expected.count)
@@ -152,5 +154,16 @@ import Testing
         let failure = #expect(throws: DecodingFailure.self) { _ = try ChangeRecordCodec.decodeCodedStrings(&r, count: 2, into: &dictionary) }
         #expect(failure?.reason.contains("the dictionary's new string 1 of this leaf is one it holds") == true, "\(String(describing: failure))")
         #expect(failure?.offset == 2)
+    }
+}
+
+extension CodedStringRunTests {
+    @Test("a leaf's bounds are its least and greatest value, at every width", arguments: [
+        [Int64](repeating: -3, count: 10), [5, 200, 7, 9], [-1, 0, 65_000, 12], [Int64(-1), 1 << 31, 7], [Int64.min, Int64.max, 0], [42],
+    ] as [[Int64]])
+    func leafBounds(values: [Int64]) {
+        let leaf = values.withUnsafeBufferPointer { IntChunks.Leaf(packing: $0) }
+        let bounds = leaf.bounds
+        #expect(bounds?.least == values.min() && bounds?.most == values.max(), "width \(leaf.width)")
     }
 }
