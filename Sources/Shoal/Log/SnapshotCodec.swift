@@ -160,6 +160,13 @@ enum SnapshotCodec {
         buffer.reserveCapacity(ChangeRecordCodec.maximumRun)
         // The dictionary strings of each coded string column written so far.
         var written = [Int](repeating: 0, count: shapes.count)
+        // A string property's column held plain (loaded from the log or an
+        // older version) is written coded while its distinct strings fit a
+        // dictionary: compaction upgrades it, and loading takes its codes.
+        var upgrading = [StringDictionary?](repeating: nil, count: shapes.count)
+        for p in shapes.indices where table.scalars[p].kind == .string && shapes[p].value.type == .string && shapes[p].collection == .none {
+            upgrading[p] = StringDictionary()
+        }
         for run in runs {
             w.varint(run.lowerBound - end)
             w.varint(run.count)
@@ -172,6 +179,13 @@ enum SnapshotCodec {
                 if table.scalars[p].kind == .codedString {
                     ChangeRecordCodec.encodeCodedStrings(table.scalars[p], slots: run, written: &written[p], into: &w)
                     continue
+                }
+                if upgrading[p] != nil {
+                    if ChangeRecordCodec.encodePlainAsCoded(table.scalars[p], slots: run, dictionary: &upgrading[p]!, written: &written[p], into: &w) {
+                        continue
+                    }
+                    // Too many distinct strings: this run and the rest plain.
+                    upgrading[p] = nil
                 }
                 if ChangeRecordCodec.encodeTypedSnapshotColumn(table.scalars[p], slots: run, shape: shapes[p], into: &w) { continue }
                 buffer.removeAll(keepingCapacity: true)

@@ -47,6 +47,20 @@ struct StringDictionary: Sendable {
         var utf8 = string
         let (found, slot) = utf8.withUTF8 { find(UnsafeRawBufferPointer($0)) }
         if let found { return found }
+        return add(string, at: slot)
+    }
+
+    /// The code of the string whose UTF-8 (valid) is `bytes`, added if new:
+    /// a `String` is made only for a new one. `nil` when the dictionary is full.
+    mutating func code(addingUTF8 bytes: UnsafeRawBufferPointer) -> Int32? {
+        let (found, slot) = find(bytes)
+        if let found { return found }
+        return add(String(decoding: bytes, as: UTF8.self), at: slot)
+    }
+
+    /// Gives `string`, which the dictionary does not hold, the next code;
+    /// `slot` is where its probe ended.
+    private mutating func add(_ string: String, at slot: Int) -> Int32? {
         guard strings.count < Self.capacity else { return nil }
         let code = Int32(strings.count)
         strings.append(string)

@@ -365,9 +365,8 @@ import Testing
             let loaded = restored.tables[dogs.index].scalars[p].ints, written = snapshot.tables[dogs.index].scalars[p].ints
             #expect(loaded.leaves[0].width == written.leaves[0].width && loaded.leaves[0].count == 4096, "\(name)")
         }
-        // Names: coded, their codes' leaf adopted at its width; written
-        // plain (as a column loaded from an older version is), a full leaf
-        // of two-byte ends.
+        // Names: coded, their codes' leaf adopted at its width. Written from
+        // a plain column (as one loaded from an older version is), coded too.
         let name = try #require(os.indexByName["name"])
         let coded = restored.tables[dogs.index].scalars[name]
         #expect(coded.kind == .codedString && coded.ints.leaves[0].width == snapshot.tables[dogs.index].scalars[name].ints.leaves[0].width)
@@ -376,7 +375,15 @@ import Testing
         plain.tables[dogs.index].scalars[name].append(contentsOf: (0..<values.count).map { coded[$0] })
         let restoredPlain = try SnapshotCodec.decode(SnapshotCodec.encode(plain), formatVersion: LogFormat.version, decodeAheadFrom: .max)
         #expect(restoredPlain.hasSameContents(as: snapshot))
-        #expect(restoredPlain.tables[dogs.index].scalars[name].kind == .string)
-        #expect(restoredPlain.tables[dogs.index].scalars[name].bytes.leaves[0].isShort)
+        #expect(restoredPlain.tables[dogs.index].scalars[name].kind == .codedString)
+        // A full string leaf (version 4's kind 7) loads with two-byte ends.
+        var w = ByteWriter()
+        let strings = (0..<4096).map { "D\($0 % 3)" }
+        ChangeRecordCodec.encodeStringLeaf(count: strings.count, into: &w, length: { strings[$0].utf8.count }) { i, w in w.utf8(strings[i]) }
+        var r = ByteReader(w.bytes)
+        var leaf = Column(kind: .string)
+        try ChangeRecordCodec.decodeStringLeaf(&r, count: strings.count, into: &leaf)
+        #expect(leaf.bytes.leaves.count == 1 && leaf.bytes.leaves[0].isShort)
+        #expect((0..<strings.count).allSatisfy { leaf[$0] == .string(strings[$0]) })
     }
 }

@@ -167,3 +167,35 @@ extension CodedStringRunTests {
         #expect(bounds?.least == values.min() && bounds?.most == values.max(), "width \(leaf.width)")
     }
 }
+
+extension CodedStringRunTests {
+    @Test("compaction writes a plain string column coded while its strings fit a dictionary, and the rest plain once they do not; loading gives every value back")
+    func plainUpgraded() throws {
+        let schema = Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string, isOptional: true)])])
+        var snapshot = Snapshot(schema: schema)
+        let t = TableKey(0)
+        // Few distinct strings, then (past 3 runs) only new ones: the
+        // dictionary fills part way.
+        var expected: [Value] = []
+        for i in 0..<(3 * 4096 + StringDictionary.capacity + 100) {
+            let v: Value = i % 1000 == 3 ? .null : i < 3 * 4096 ? .string("n\(i % 40)") : .string("u\(i)")
+            snapshot.apply(.insert(t, ObjectKey(Int64(i)), [v]))
+            expected.append(v)
+        }
+        var plain = Column(kind: .string)
+        plain.append(contentsOf: expected)
+        snapshot.tables[0].scalars[0] = plain
+        let restored = try SnapshotCodec.decode(SnapshotCodec.encode(snapshot), formatVersion: LogFormat.version, decodeAheadFrom: .max)
+        #expect(restored.hasSameContents(as: snapshot) && restored.invariantViolation() == nil)
+        #expect(restored.tables[0].scalars[0].kind == .string)
+        // Only the low-cardinality part: coded.
+        var small = Snapshot(schema: schema)
+        for i in 0..<(3 * 4096) { small.apply(.insert(t, ObjectKey(Int64(i)), [expected[i]])) }
+        var smallPlain = Column(kind: .string)
+        smallPlain.append(contentsOf: expected.prefix(3 * 4096))
+        small.tables[0].scalars[0] = smallPlain
+        let restoredSmall = try SnapshotCodec.decode(SnapshotCodec.encode(small), formatVersion: LogFormat.version, decodeAheadFrom: .max)
+        #expect(restoredSmall.hasSameContents(as: small))
+        #expect(restoredSmall.tables[0].scalars[0].kind == .codedString && restoredSmall.tables[0].scalars[0].dictionary?.count == 40)
+    }
+}
