@@ -1,6 +1,7 @@
-// The column kinds only snapshots of format version 4 hold: integers and
-// links as packed leaves, and strings as a leaf of lengths and bytes, stored
-// as the table keeps them in memory, so that loading copies and checks
+// The column kinds only snapshots of format version 4 or later hold: integers and
+// links as packed leaves, strings as a leaf of lengths and bytes, and (from
+// version 5) strings as a dictionary's new strings and a leaf of codes,
+// stored as the table keeps them in memory, so that loading copies and checks
 // them rather than decoding value by value (FORMAT.md, "Snapshot payload").
 //
 //   packed     := width:byte (base:zigzag, unless width is 8) offset{count}
@@ -70,26 +71,25 @@ extension ChangeRecordCodec {
     /// Writes a plain string column's `slots` as coded strings (format
     /// version 5), coding them into `dictionary` (the column's so far):
     /// what compaction upgrades a column loaded plain with. `false`, with
-    /// nothing written, when `dictionary` fills.
+    /// nothing written, when `dictionary` fills (it is then left part
+    /// way: the caller drops it).
     static func encodePlainAsCoded(
         _ column: Column, slots: Range<Int>, dictionary: inout StringDictionary, written: inout Int, into w: inout ByteWriter
     ) -> Bool {
         var codes = ContiguousArray<Int64>()
         codes.reserveCapacity(slots.count)
-        var trial = dictionary
         let full = withUnsafePointer(to: column) { column in
             slots.contains { slot in
                 guard let bytes = Column.unsafeStringBytes(column, slot) else {
                     codes.append(-1)
                     return false
                 }
-                guard let code = trial.code(addingUTF8: bytes) else { return true }
+                guard let code = dictionary.code(addingUTF8: bytes) else { return true }
                 codes.append(Int64(code))
                 return false
             }
         }
         guard !full else { return false }
-        dictionary = trial
         encodeCodedStrings(codes, of: dictionary, written: &written, into: &w)
         return true
     }

@@ -1,6 +1,6 @@
 internal import Glibc
 
-/// Constants and byte layouts of Shoal's on-disk formats, format version 4.
+/// Constants and byte layouts of Shoal's on-disk formats, format version 5.
 ///
 /// The prose specification, with the grammar and a worked example, is
 /// `Sources/Shoal/Log/FORMAT.md`; keep the two in step. All integers are

@@ -14,7 +14,8 @@ import OrderedCollections
 //                  (`skip` deleted slots after the previous run, or from slot 0, then `count`
 //                  live objects with consecutive keys; 1 <= count <= 4096; `column` as in an
 //                  insert run of the log, ChangeRecordCodec.swift, or from format version 4
-//                  a leaf column, ChangeRecordCodec+Leaves.swift; the counts add up to
+//                  a leaf column, and from version 5 coded strings, ChangeRecordCodec+Leaves.swift;
+//                  the counts add up to
 //                  liveCount, the slots after the last run up to slotCount are deleted)
 //   collections := (objectCount:varint (keyGap:varint count:varint element{count}){objectCount})
 //                  {the class's collection properties, in property order}
@@ -83,7 +84,8 @@ enum SnapshotCodec {
     }
 
     /// Writes `snapshot` in the columnar form, its columns as leaves where
-    /// they fit (format version 4).
+    /// they fit and its string columns coded while their strings fit a
+    /// dictionary (format version 5).
     static func encode(_ snapshot: Snapshot) -> [UInt8] {
         var w = ByteWriter(capacity: 1 << 16)
         w.varint(UInt64(snapshot.version))

@@ -6,7 +6,7 @@ extension OrderingStep {
     /// ``sort(_:_:_:)`` for the usual `sorted(byKeyPath: "name")`, which
     /// builds no `String`. `nil` when the sort is not of that shape.
     ///
-    /// The bytes are taken eight at a time, big-endian in an integer (zero
+    /// A coded column sorts by rank (`sortByCodes`). Of a plain one, the bytes are taken eight at a time, big-endian in an integer (zero
     /// past a string's end), and radix sorted a level at a time (see
     /// `sortLevel`); small runs of equal bytes compare the whole bytes
     /// (shorter first on a common prefix, as `Value.compareStrings` does),
@@ -103,9 +103,11 @@ extension OrderingStep {
     /// of their table: by the rank of each one's code in the dictionary's
     /// string order, with a radix sort of the ranks, equal strings keeping
     /// their order. `nil` when an element is not an object of `table` or
-    /// holds null (which the general sort places).
+    /// holds null (which the general sort places), or when there are far
+    /// fewer elements than distinct strings and no ranks yet (ranking the
+    /// whole dictionary would cost more than comparing the elements' strings).
     private static func sortByCodes(_ elements: [Value], _ column: Column, table: TableKey, ascending: Bool) -> [Value]? {
-        guard let dictionary = column.dictionary else { return nil }
+        guard let dictionary = column.dictionary, dictionary.hasRanks || elements.count * 4 >= dictionary.count else { return nil }
         let ranks = dictionary.ranks()
         var pairs: [(key: UInt64, position: Int32)] = []
         pairs.reserveCapacity(elements.count)

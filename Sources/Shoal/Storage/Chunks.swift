@@ -41,9 +41,16 @@ struct Chunks<Element: Sendable>: RandomAccessCollection, Sendable {
     }
 
     mutating func append(_ value: Element) {
+        append(value, reservingLeaf: true)
+    }
+
+    /// Appends one value; a new leaf reserves room for a whole leaf when
+    /// `reservingLeaf`, and otherwise grows as an array does (for values
+    /// that come a few at a time, as a dictionary's strings do).
+    mutating func append(_ value: Element, reservingLeaf: Bool) {
         if count & Self.mask == 0 {
             var leaf = ContiguousArray<Element>()
-            leaf.reserveCapacity(Self.width)
+            if reservingLeaf { leaf.reserveCapacity(Self.width) }
             leaves.append(leaf)
         }
         leaves[leaves.count - 1].append(value)

@@ -78,8 +78,10 @@ extension Column {
 extension Column {
     /// The keys among `keys` (live objects) whose value `matcher` passes,
     /// in their order, when the typed leaves can answer (integers compared
-    /// with integer constants, exact string equality, no nulls); `nil`
-    /// otherwise, for the caller to test values one by one.
+    /// with integer constants, exact string equality, no nulls; any
+    /// comparison of coded strings, when the keys are at least as many as
+    /// the distinct strings); `nil` otherwise, for the caller to test
+    /// values one by one.
     func filter(_ keys: [ObjectKey], matching matcher: ValueMatcher) -> [ObjectKey]? {
         if kind == .codedString {
             guard let passing = passingCodes(matcher, tests: keys.count) else { return nil }

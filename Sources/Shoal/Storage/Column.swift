@@ -33,12 +33,14 @@ struct Column: Sendable {
         /// Strings, dictionary-encoded: each slot holds a code (in
         /// ``ints``, `-1` for null) into the column's ``dictionary``. What
         /// a string property's column starts as. It turns into ``string``
-        /// for good when it would hold more than
-        /// ``StringDictionary/capacity`` distinct strings, or when a run of
-        /// plain strings is appended to it while it is empty (a loaded
-        /// snapshot's or log's leaves, taken as they are). Reading a string
-        /// then copies a `String` made once, with no UTF-8 check; scans test
-        /// each distinct string once; sorts order codes by rank.
+        /// when it would hold more than ``StringDictionary/capacity``
+        /// distinct strings, or when a run of plain strings is appended to
+        /// it while it is empty (a log's or an older snapshot's leaves,
+        /// taken as they are); a plain column stays plain in memory, and
+        /// compaction writes it coded while its strings fit a dictionary.
+        /// Reading a string then copies a `String` made once, with no UTF-8
+        /// check; scans test each distinct string once; sorts order codes
+        /// by rank.
         case codedString
         /// Tagged values.
         case values
@@ -96,6 +98,7 @@ struct Column: Sendable {
     init(kind: Kind, linkTarget: TableKey? = nil) {
         self.kind = kind
         self.linkTarget = linkTarget
+        if kind == .codedString { dictionary = StringDictionary() }
     }
 
     var count: Int {

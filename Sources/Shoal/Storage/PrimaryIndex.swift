@@ -20,9 +20,10 @@ extension Int64: SortedTreeKey {
 /// one load from a packed leaf, where a descent of the tree reads three
 /// arrays a level, each a cache miss in a large table. The map is kept
 /// while it spans at most twice as many keys as the index holds, plus a
-/// leaf; it is made when the first key goes into an empty index or after
-/// a bulk merge, and dropped (the tree answering alone) when a key falls
-/// below its base or beyond that span.
+/// leaf; it is made when the first key goes into an empty index or by a
+/// bulk merge into an empty one, extended by later keys and merges, and
+/// dropped (the tree answering alone, until the index is empty again) when
+/// a key falls below its base or beyond that span, or a merge clashes.
 ///
 /// The interface speaks `Value`, the currency of change records and
 /// predicates. A value of another kind looked up in a typed index finds the

@@ -20,7 +20,7 @@ import Foundation
 /// plain (see ``capacity``).
 struct StringDictionary: Sendable {
     /// The most distinct strings a column holds dictionary-encoded; the
-    /// next one turns it into plain UTF-8 (``Column/Kind/string``), for good.
+    /// next one turns it into plain UTF-8 (``Column/Kind/string``).
     static let capacity = 1 << 16
 
     /// The strings by code.
@@ -63,7 +63,7 @@ struct StringDictionary: Sendable {
     private mutating func add(_ string: String, at slot: Int) -> Int32? {
         guard strings.count < Self.capacity else { return nil }
         let code = Int32(strings.count)
-        strings.append(string)
+        strings.append(string, reservingLeaf: false)
         if strings.count * 2 > slots.count {
             rehash(slots: Swift.max(64, slots.count * 2))
         } else {
@@ -83,6 +83,10 @@ struct StringDictionary: Sendable {
     func isPrefix(of other: StringDictionary) -> Bool {
         lineage === other.lineage && count <= other.count
     }
+
+    /// Whether ``ranks()`` is made for this version (a sort of a few
+    /// elements may rather compare their strings than rank them all).
+    var hasRanks: Bool { order.isMade }
 
     /// The rank of each code when the strings are sorted as
     /// `Value.compareStrings` sorts them (UTF-8 bytes, then length): equal
@@ -124,9 +128,14 @@ struct StringDictionary: Sendable {
         slots = table
     }
 
+    /// XXH3 with a seed drawn once a process, so that strings cannot be
+    /// chosen ahead (a hostile snapshot's, say) to collide in the table:
+    /// the hashes are never stored.
     private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        XXH3_64bits(bytes.baseAddress, bytes.count)
+        XXH3_64bits_withSeed(bytes.baseAddress, bytes.count, seed)
     }
+
+    private static let seed = UInt64.random(in: .min ... .max)
 
     private static func equal(_ string: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
         var string = string
@@ -166,6 +175,12 @@ private final class OrderCache: @unchecked Sendable {
     // Safe because: `cached` is only reached under `lock`.
     private let lock = NSLock()
     private var cached: [Int32]?
+
+    var isMade: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return cached != nil
+    }
 
     func ranks(_ make: () -> [Int32]) -> [Int32] {
         lock.lock()

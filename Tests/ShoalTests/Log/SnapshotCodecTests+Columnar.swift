@@ -245,6 +245,7 @@ import Testing
             // the wrong property.
             ("Dog.run0.name.base", 10, "Dog.run0.name.width", "code 5 of a dictionary of 2 strings"),
             ("Dog.run0.name.base", 1, "Dog.run0.name.kind", "value null does not fit 'Dog.name'"),
+            ("Dog.run0.name.base", 3, "Dog.run0.name.width", "code -2 of a dictionary of 2 strings"),
             ("Dog.run0.name.newCount", 70_000, "Dog.run0.name.newCount", "70000 new strings past the 0 of a dictionary that holds 65536"),
             ("Dog.run0.age.kind", 8, "Dog.run0.age.kind", "coded strings do not fit 'Dog.age'"),
             ("Person.run0.id.kind", 6, "Person.run0.id.kind", "does not fit 'Person.id'"),

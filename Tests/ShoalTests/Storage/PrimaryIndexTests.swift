@@ -211,3 +211,21 @@ import Testing
         #expect(extremes.object(forInteger: 0) == nil)
     }
 }
+
+extension DenseKeysTests {
+    @Test("the map gives way to Value keys, leaves the null key beside it, and is made again once the index is empty")
+    func otherKeys() {
+        var index = PrimaryIndex(for: PrimaryIndexTests.intProperty)
+        for k in Int64(0)..<100 { index.updateValue(ObjectKey(k), forKey: .int(k)) }
+        index.updateValue(ObjectKey(500), forKey: .null)
+        #expect(index.hasDenseMap && index[.null] == ObjectKey(500) && index[.double(7)] == ObjectKey(7) && index[.double(7.5)] == nil)
+        #expect(index[.string("7")] == nil && index.invariantViolation() == nil)
+        for k in Int64(0)..<100 { index.remove(.int(k)) }
+        #expect(index.object(forInteger: 5) == nil && index.invariantViolation() == nil)
+        index.updateValue(ObjectKey(9), forKey: .int(1_000))
+        #expect(index.hasDenseMap && index.object(forInteger: 1_000) == ObjectKey(9) && index[.null] == ObjectKey(500))
+        index.updateValue(ObjectKey(10), forKey: .string("x"))
+        #expect(!index.isTyped && !index.hasDenseMap && index[.int(1_000)] == ObjectKey(9) && index[.string("x")] == ObjectKey(10))
+        #expect(index.invariantViolation() == nil)
+    }
+}

@@ -199,3 +199,76 @@ extension CodedStringRunTests {
         #expect(restoredSmall.tables[0].scalars[0].kind == .codedString && restoredSmall.tables[0].scalars[0].dictionary?.count == 40)
     }
 }
+
+extension StringDictionaryTests {
+    @Test("two copies that add different strings part lineages: neither extends the other, and appending one's codes to the other translates them")
+    func lineages() {
+        var base = StringDictionary()
+        for w in ["a", "b"] { _ = base.code(adding: w) }
+        var first = base, second = base
+        _ = first.code(adding: "x")
+        _ = second.code(adding: "y")
+        #expect(base.isPrefix(of: first) && first.isPrefix(of: first))
+        // The second took code 2 after the first had: a lineage of its own.
+        #expect(!base.isPrefix(of: second) && !second.isPrefix(of: first) && !first.isPrefix(of: second))
+        #expect(first.strings[2] == "x" && second.strings[2] == "y")
+
+        // A table column adopts a loaded run, codes strings of its own (a
+        // plain run), then meets the loader's next run: translated, not adopted.
+        var table = Column(for: Self.name)
+        var run = Column(for: Self.name)
+        for w in ["p", "q"] { run.append(.string(w)) }
+        table.append(contentsOf: run)
+        var loader = run.dictionary!
+        var plain = Column(kind: .string)
+        for w in ["r", "p"] { plain.append(.string(w)) }
+        table.append(contentsOf: plain)
+        _ = loader.code(adding: "s")
+        let nextRun = Column(codes: IntChunks.Leaf(wide: [2, 1, -1]), dictionary: loader)
+        table.append(contentsOf: nextRun)
+        let values = (0..<table.count).map { table[$0] }
+        #expect(values == ["p", "q", "r", "p", "s", "q"].map { Value.string($0) } + [.null])
+        #expect(table.dictionary?.count == 4)
+    }
+
+    @Test("a sort of few elements against many distinct strings compares them rather than ranking the dictionary, until ranks are made")
+    func fewElements() throws {
+        let schema = Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string)])])
+        var snapshot = Snapshot(schema: schema)
+        let t = TableKey(0)
+        for i in 0..<2_000 { snapshot.apply(.insert(t, ObjectKey(Int64(i)), [.string("n\(1_999 - i)")])) }
+        let key = SortKey(path: SortPath(steps: [BoundProperty(table: t, index: 0)], text: "name"), ascending: true)
+        let few = [5, 3, 700].map { Value.link(Link(table: t, key: ObjectKey(Int64($0)))) }
+        #expect(OrderingStep.sortByStringColumn(few, key, snapshot) == nil)
+        #expect(OrderingStep.apply([.sort([key])], to: few, snapshot: snapshot) == [700, 5, 3].map { Value.link(Link(table: t, key: ObjectKey(Int64($0)))) })
+        let all = (0..<2_000).map { Value.link(Link(table: t, key: ObjectKey(Int64($0)))) }
+        let sorted = try #require(OrderingStep.sortByStringColumn(all, key, snapshot))
+        #expect(sorted.map { snapshot.value(t, $0.linkValue!.key, 0) } == (0..<2_000).map { "n\($0)" }.sorted().map { Value.string($0) })
+        #expect(OrderingStep.sortByStringColumn(few, key, snapshot) != nil)
+    }
+
+    @Test("ranks asked for on several threads at once are made once and agree")
+    func concurrentRanks() async {
+        var dictionary = StringDictionary()
+        for i in 0..<3_000 { _ = dictionary.code(adding: "w\((i * 7919) % 3_000)") }
+        let shared = dictionary
+        let results = await withTaskGroup(of: [Int32].self) { group in
+            for _ in 0..<8 { group.addTask { shared.ranks() } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let expected = (0..<3_000).sorted { shared.strings[$0] < shared.strings[$1] }
+        var ranks = [Int32](repeating: 0, count: 3_000)
+        for (rank, code) in expected.enumerated() { ranks[code] = Int32(rank) }
+        #expect(results.count == 8 && results.allSatisfy { $0 == ranks })
+    }
+
+    @Test("a comparison against more distinct strings than the keys to test is left to the value-by-value test")
+    func scanCutOff() {
+        var column = Column(for: Self.name)
+        for i in 0..<500 { column.append(.string("s\(i)")) }
+        let matcher = ValueMatcher(.beginsWith, [.string("s1")], options: [])
+        #expect(column.filter([ObjectKey(3), ObjectKey(10)], matching: matcher) == nil)
+        let keys = (0..<500).map { ObjectKey(Int64($0)) }
+        #expect(column.filter(keys, matching: matcher) == keys.filter { matcher.matches(column[$0.slot]) })
+    }
+}
