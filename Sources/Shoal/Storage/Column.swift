@@ -245,6 +245,10 @@ struct Column: Sendable {
             appendCodes(of: other)
             return
         }
+        if kind == .codedString, other.kind == .string {
+            appendStrings(of: other)
+            return
+        }
         guard other.kind == kind, sameTarget else {
             withUnsafePointer(to: other) { other in
                 for i in 0..<other.pointee.count { put(Column.value(other, i), at: nil) }
@@ -339,6 +343,26 @@ struct Column: Sendable {
                     for j in i..<other.pointee.count { put(Column.value(other, j), at: nil) }
                 }
                 return
+            }
+        }
+    }
+
+    /// Appends the values of `other`, a plain string column, to this coded
+    /// one: each string's bytes looked up in the dictionary as they lie
+    /// (a `String` made only for a new one); the rest value by value once
+    /// the dictionary is full.
+    private mutating func appendStrings(of other: Column) {
+        withUnsafePointer(to: other) { other in
+            for i in 0..<other.pointee.count {
+                if other.pointee.isNull(i) {
+                    ints.append(-1)
+                } else if let bytes = Column.unsafeStringBytes(other, i), let code = dictionary!.code(addingUTF8: bytes) {
+                    ints.append(Int64(code))
+                } else {
+                    becomePlain()
+                    for j in i..<other.pointee.count { put(Column.value(other, j), at: nil) }
+                    return
+                }
             }
         }
     }
@@ -484,6 +508,25 @@ struct Column: Sendable {
     private init(tagged values: Chunks<Value>) {
         kind = .values
         tagged = values
+    }
+}
+
+extension Column {
+    /// For a coded string column: every code names a string of the
+    /// dictionary (or is `-1`), and the dictionary finds each of its
+    /// strings under its own code. The first that does not, or `nil`.
+    func invariantViolation() -> String? {
+        guard kind == .codedString else { return nil }
+        guard let dictionary else { return "coded strings with no dictionary" }
+        var bad: Int64?
+        ints.forEachLeaf { _, leaf in
+            if bad == nil, let code = leaf.first(where: { $0 < -1 || $0 >= Int64(dictionary.count) }) { bad = code }
+        }
+        if let bad { return "code \(bad) of a dictionary of \(dictionary.count) strings" }
+        for code in 0..<dictionary.count where dictionary.code(of: dictionary.strings[code]) != Int32(code) {
+            return "the dictionary's string \(code) is found under code \(String(describing: dictionary.code(of: dictionary.strings[code])))"
+        }
+        return nil
     }
 }
 

@@ -45,6 +45,9 @@ extension Snapshot: InvariantChecking {
                     }
                 }
             }
+            for (p, column) in table.scalars.enumerated() {
+                if let problem = column.invariantViolation() { return "\(schema.className).\(schema.properties[p].name): \(problem)" }
+            }
             if let index = table.primaryIndex {
                 if let problem = index.invariantViolation() { return "\(schema.className): primary key index: \(problem)" }
                 if index.count != primary.count || primary.contains(where: { index[$0.key] != $0.value }) {

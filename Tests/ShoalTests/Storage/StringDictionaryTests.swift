@@ -74,6 +74,17 @@ import Testing
         holding.append(contentsOf: plain)
         #expect(holding.kind == .codedString && holding.dictionary?.count == 2)
         #expect((0..<4).map { holding[$0] } == ["b", "a", "b", "a"].map { Value.string($0) })
+        #expect(holding.invariantViolation() == nil)
+        // Into a dictionary one string short of full: the second new string
+        // turns the column plain, nulls and all kept.
+        var full = Column(for: Self.name)
+        for i in 0..<(StringDictionary.capacity - 1) { full.append(.string("f\(i)")) }
+        var more = Column(kind: .string)
+        let values: [Value] = [.string("f3"), .null, .string("new 1"), .string("new 2"), .null, .string("f4")]
+        more.append(contentsOf: values)
+        full.append(contentsOf: more)
+        #expect(full.kind == .string)
+        #expect((0..<values.count).allSatisfy { full[StringDictionary.capacity - 1 + $0].isIdentical(to: values[$0]) })
     }
 
     @Test("canonically equivalent strings keep different codes (Shoal compares bytes, as Realm does)")
