@@ -38,14 +38,16 @@ struct StringDictionary: Sendable {
 
     /// The code of `string`, if the dictionary holds it.
     func code(of string: String) -> Int32? {
-        var string = string
-        return string.withUTF8 { find(UnsafeRawBufferPointer($0)).code }
+        find(hash: Self.hash(string)) { Self.equal($0, string) }.code
     }
 
     /// The code of `string`, added if new; `nil` when the dictionary is full.
+    ///
+    /// (The probe runs here, not inside `withUTF8`'s closure: a closure
+    /// reading `self` copied the dictionary, four retains and releases a
+    /// look-up.)
     mutating func code(adding string: String) -> Int32? {
-        var utf8 = string
-        let (found, slot) = utf8.withUTF8 { find(UnsafeRawBufferPointer($0)) }
+        let (found, slot) = find(hash: Self.hash(string)) { Self.equal($0, string) }
         if let found { return found }
         return add(string, at: slot)
     }
@@ -53,7 +55,7 @@ struct StringDictionary: Sendable {
     /// The code of the string whose UTF-8 (valid) is `bytes`, added if new:
     /// a `String` is made only for a new one. `nil` when the dictionary is full.
     mutating func code(addingUTF8 bytes: UnsafeRawBufferPointer) -> Int32? {
-        let (found, slot) = find(bytes)
+        let (found, slot) = find(hash: Self.hash(bytes)) { Self.equal($0, bytes) }
         if let found { return found }
         return add(String(decoding: bytes, as: UTF8.self), at: slot)
     }
@@ -101,16 +103,18 @@ struct StringDictionary: Sendable {
         }
     }
 
-    /// The code of the string whose UTF-8 is `bytes`, if held, and the slot
-    /// where the probe for it ended (its own, or the empty one it would take).
-    private func find(_ bytes: UnsafeRawBufferPointer) -> (code: Int32?, slot: Int) {
+    /// The code of the string `isWanted` picks among those whose hash is
+    /// `hash`, if held, and the slot where the probe ended (its own, or the
+    /// empty one it would take).
+    @inline(__always)
+    private func find(hash: UInt64, _ isWanted: (String) -> Bool) -> (code: Int32?, slot: Int) {
         guard !slots.isEmpty else { return (nil, -1) }
         let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: Self.hash(bytes)) & mask
+        var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
             let entry = slots[slot]
             if entry == 0 { return (nil, slot) }
-            if Self.equal(strings[Int(entry - 1)], bytes) { return (entry - 1, slot) }
+            if isWanted(strings[Int(entry - 1)]) { return (entry - 1, slot) }
             slot = (slot + 1) & mask
         }
     }
@@ -136,6 +140,17 @@ struct StringDictionary: Sendable {
     }
 
     private static let seed = UInt64.random(in: .min ... .max)
+
+    private static func hash(_ string: String) -> UInt64 {
+        var string = string
+        return string.withUTF8 { hash(UnsafeRawBufferPointer($0)) }
+    }
+
+    private static func equal(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        var b = b
+        return b.withUTF8 { equal(a, UnsafeRawBufferPointer($0)) }
+    }
 
     private static func equal(_ string: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
         var string = string
