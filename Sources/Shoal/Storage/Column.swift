@@ -153,9 +153,7 @@ struct Column: Sendable {
             let key = column.pointee.ints[i]
             return key < 0 ? .null : .link(Link(table: column.pointee.linkTarget!, key: ObjectKey(key)))
         case .string: return .string(column.pointee.bytes.string(i))
-        case .codedString:
-            let code = column.pointee.ints[i]
-            return code < 0 ? .null : .string(column.pointee.dictionary.unsafelyUnwrapped.strings[Int(code)])
+        case .codedString: return codedString(column, i).map(Value.string) ?? .null
         case .data: return .data(column.pointee.bytes.withBytes(i) { Data($0) })
         case .values: return column.pointee.tagged[i]
         }
@@ -236,17 +234,14 @@ struct Column: Sendable {
     /// ends at a leaf boundary; value by value otherwise.
     mutating func append(contentsOf other: Column) {
         let sameTarget = kind != .link || linkTarget == nil || other.linkTarget == nil || linkTarget == other.linkTarget
-        if kind == .codedString, count == 0, other.kind == .string {
-            // Plain leaves loaded into an empty column: taken as they are.
-            self = other
-            return
-        }
-        if kind == .codedString, other.kind == .codedString {
-            appendCodes(of: other)
-            return
-        }
-        if kind == .codedString, other.kind == .string {
-            appendStrings(of: other)
+        if kind == .codedString, other.kind == .string || other.kind == .codedString {
+            if count == 0 {
+                // Loaded leaves into an empty column: taken as they are,
+                // plain or coded.
+                self = other
+            } else {
+                appendCoding(other)
+            }
             return
         }
         guard other.kind == kind, sameTarget else {
@@ -268,7 +263,7 @@ struct Column: Sendable {
         case .decimal: decimals.append(contentsOf: other.decimals)
         case .uuid: uuids.append(contentsOf: other.uuids)
         case .string, .data: bytes.append(contentsOf: other.bytes)
-        case .codedString: preconditionFailure("coded strings are appended by appendCodes(of:)")
+        case .codedString: preconditionFailure("strings are appended to coded ones by appendCoding(_:)")
         case .values: tagged.append(contentsOf: other.tagged)
         }
         // The validity vector, where either side has one.
@@ -308,61 +303,39 @@ struct Column: Sendable {
         bytes.append(leafBytes: values, ends: ends)
     }
 
-    /// Appends the values of `other`, a coded string column, to this one:
-    /// its codes as they are when `other`'s dictionary extends this one's
-    /// (``StringDictionary/isPrefix(of:)``), translated a distinct code at
-    /// a time otherwise.
-    private mutating func appendCodes(of other: Column) {
-        let theirs = other.dictionary!
-        if count == 0 {
-            self = other
-            return
-        }
-        if dictionary!.isPrefix(of: theirs) {
+    /// Appends the values of `other`, a coded or plain string column, to
+    /// this coded one: a coded column's codes as they are when its
+    /// dictionary extends this one's (``StringDictionary/isPrefix(of:)``);
+    /// otherwise each value coded into this dictionary (a coded column's a
+    /// distinct code at a time, a plain column's by its bytes as they lie),
+    /// and the rest value by value once the dictionary is full.
+    private mutating func appendCoding(_ other: Column) {
+        let theirs = other.dictionary
+        if let theirs, dictionary!.isPrefix(of: theirs) {
             // The same codes: the leaves as they are (a loaded snapshot's runs).
             ints.append(contentsOf: other.ints)
             dictionary = theirs
             return
         }
-        var translated = [Int64?](repeating: nil, count: theirs.count)
-        for i in 0..<other.count {
-            let code = other.ints[i]
-            guard code >= 0 else {
-                ints.append(-1)
-                continue
-            }
-            if let mine = translated[Int(code)] {
-                ints.append(mine)
-            } else if let mine = dictionary!.code(adding: theirs.strings[Int(code)]) {
-                translated[Int(code)] = Int64(mine)
-                ints.append(Int64(mine))
-            } else {
-                // Full: the rest go as plain strings.
-                becomePlain()
-                withUnsafePointer(to: other) { other in
-                    for j in i..<other.pointee.count { put(Column.value(other, j), at: nil) }
-                }
-                return
-            }
-        }
-    }
-
-    /// Appends the values of `other`, a plain string column, to this coded
-    /// one: each string's bytes looked up in the dictionary as they lie
-    /// (a `String` made only for a new one); the rest value by value once
-    /// the dictionary is full.
-    private mutating func appendStrings(of other: Column) {
+        var translated = [Int32?](repeating: nil, count: theirs?.count ?? 0)
         withUnsafePointer(to: other) { other in
             for i in 0..<other.pointee.count {
+                let mine: Int32?
                 if other.pointee.isNull(i) {
-                    ints.append(-1)
-                } else if let bytes = Column.unsafeStringBytes(other, i), let code = dictionary!.code(addingUTF8: bytes) {
-                    ints.append(Int64(code))
+                    mine = -1
+                } else if let theirs {
+                    let code = Int(other.pointee.ints[i])
+                    mine = translated[code] ?? dictionary!.code(adding: theirs.strings[code])
+                    translated[code] = mine
                 } else {
+                    mine = Column.unsafeStringBytes(other, i).flatMap { dictionary!.code(addingUTF8: $0) }
+                }
+                guard let mine else {
                     becomePlain()
                     for j in i..<other.pointee.count { put(Column.value(other, j), at: nil) }
                     return
                 }
+                ints.append(Int64(mine))
             }
         }
     }

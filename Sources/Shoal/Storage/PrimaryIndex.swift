@@ -69,7 +69,7 @@ struct PrimaryIndex: Sendable, Sequence {
     subscript(key: Value) -> ObjectKey? {
         guard isTyped else { return values[key] }
         switch integerKey(key) {
-        case .integer(let n): return dense.map { $0.object(n) } ?? integers[n]
+        case .integer(let n): return object(forInteger: n)
         case .null: return nullKey
         case .absent: return nil
         }
@@ -164,8 +164,8 @@ struct PrimaryIndex: Sendable, Sequence {
         if clash != nil {
             // (A batch refused for the clash; the tree answers alone.)
             dense = nil
-        } else if wasEmpty, let first = sorted.first, let last = sorted.last {
-            dense = DenseKeys(sorted, from: first.key, to: last.key)
+        } else if wasEmpty {
+            dense = DenseKeys(sorted)
         } else if dense != nil, !dense!.set(contentsOf: sorted, keys: integers.count) {
             dense = nil
         }
@@ -296,9 +296,10 @@ struct DenseKeys: Sendable {
     /// An empty map starting at `base`.
     init(base: Int64) { self.base = base }
 
-    /// A map of `sorted` (ascending, from `low` to `high`), or `nil` when
-    /// the keys are too sparse.
-    init?(_ sorted: ContiguousArray<(key: Int64, payload: ObjectKey)>, from low: Int64, to high: Int64) {
+    /// A map of `sorted` (ascending keys, at least one), or `nil` when the
+    /// keys are too sparse.
+    init?(_ sorted: ContiguousArray<(key: Int64, payload: ObjectKey)>) {
+        guard let low = sorted.first?.key, let high = sorted.last?.key else { return nil }
         let (span, overflow) = high.subtractingReportingOverflow(low)
         guard !overflow, span < Int64(Self.limit(keys: sorted.count)) else { return nil }
         base = low

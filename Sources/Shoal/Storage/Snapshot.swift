@@ -49,17 +49,21 @@ struct Snapshot: Sendable {
     /// (see ``ByteChunks/unsafeBytes(_:)``).
     @inline(__always)
     func unsafeStringBytes(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> UnsafeRawBufferPointer? {
-        let t = tables.withUnsafeBufferPointer { $0.baseAddress! + table.index }
-        let column = t.pointee.scalars.withUnsafeBufferPointer { $0.baseAddress! + property }
-        return Column.unsafeStringBytes(column, key.slot)
+        Column.unsafeStringBytes(unsafeColumn(table, property), key.slot)
     }
 
     /// The string of a coded string column's slot, in place (see
     /// ``Column/codedString(_:_:)``); `nil` for another column or a null.
     func codedString(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> String? {
+        Column.codedString(unsafeColumn(table, property), key.slot)
+    }
+
+    /// The address of a column of table `table`, taken out of the arrays'
+    /// closures: valid only while this snapshot is alive and unchanged.
+    @inline(__always)
+    private func unsafeColumn(_ table: TableKey, _ property: Int) -> UnsafePointer<Column> {
         let t = tables.withUnsafeBufferPointer { $0.baseAddress! + table.index }
-        let column = t.pointee.scalars.withUnsafeBufferPointer { $0.baseAddress! + property }
-        return Column.codedString(column, key.slot)
+        return t.pointee.scalars.withUnsafeBufferPointer { $0.baseAddress! + property }
     }
 
     func list(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> [Value] {

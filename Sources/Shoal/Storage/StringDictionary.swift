@@ -31,7 +31,7 @@ struct StringDictionary: Sendable {
     /// asks for it and shared by every copy of this version.
     private var order = OrderCache()
     /// The dictionaries that agree on every code they share: those grown
-    /// from one dictionary, each new code claimed once (see ``extends(_:)``).
+    /// from one dictionary, each new code claimed once (see ``isPrefix(of:)``).
     private var lineage = Lineage()
 
     var count: Int { strings.count }

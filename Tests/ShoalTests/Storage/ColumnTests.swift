@@ -99,6 +99,19 @@ import Testing
 }
 
 @Suite struct StringSortTests {
+    /// A snapshot of one class whose one property, `name`, holds `names`,
+    /// object `i` the `i`th (optional when `optional`).
+    static func dogs(named names: [Value], optional: Bool = false) -> Snapshot {
+        var snapshot = Snapshot(schema: Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string, isOptional: optional)])]))
+        for (i, name) in names.enumerated() { snapshot.apply(.insert(TableKey(0), ObjectKey(Int64(i)), [name])) }
+        return snapshot
+    }
+
+    /// The sort by ``dogs(named:optional:)``'s `name`.
+    static func byName(ascending: Bool = true) -> SortKey {
+        SortKey(path: SortPath(steps: [BoundProperty(table: TableKey(0), index: 0)], text: "name"), ascending: ascending)
+    }
+
     /// Makes the string column of `snapshot`'s first table plain UTF-8
     /// (as a loaded snapshot's is) when `coded` is false; checks it is
     /// dictionary-encoded (as inserted objects make it) otherwise.
@@ -114,19 +127,17 @@ import Testing
     @Test("sorting objects by a string column in place gives the order Value.compareStrings gives, stable, both directions, coded or plain",
         arguments: [true, false])
     func sortsAsValues(coded: Bool) throws {
-        let schema = Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string)])])
-        var snapshot = Snapshot(schema: schema)
         var rng = SeededRandom(seed: 7)
         let t = TableKey(0)
         let names = (0..<6_000).map { _ in ColumnTests.value(.string, &rng, nullOneIn: .max) }
-        for (i, name) in names.enumerated() { snapshot.apply(.insert(t, ObjectKey(Int64(i)), [name])) }
+        var snapshot = Self.dogs(named: names)
         Self.storeStrings(coded: coded, in: &snapshot)
         // Elements in a shuffled order, some twice, so that stability shows.
         var elements = (0..<names.count).map { Value.link(Link(table: t, key: ObjectKey(Int64($0)))) }
         elements.shuffle(using: &rng)
         elements += elements.prefix(500)
         for ascending in [true, false] {
-            let key = SortKey(path: SortPath(steps: [BoundProperty(table: t, index: 0)], text: "name"), ascending: ascending)
+            let key = Self.byName(ascending: ascending)
             let fast = try #require(OrderingStep.sortByStringColumn(elements, key, snapshot))
             let expected = elements.indices.sorted { a, b in
                 let r = Value.compare(snapshot.value(t, elements[a].linkValue!.key, 0), snapshot.value(t, elements[b].linkValue!.key, 0))
@@ -139,8 +150,6 @@ import Testing
     @Test("the radix sort by prefix (or by rank) and the sort of equal prefixes give Value.compareStrings' order for long shared prefixes and NUL bytes",
         arguments: [true, false], [true, false])
     func sortsSharedPrefixes(ascending: Bool, coded: Bool) throws {
-        let schema = Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string)])])
-        var snapshot = Snapshot(schema: schema)
         var rng = SeededRandom(seed: 11)
         let t = TableKey(0)
         let alphabet: [Character] = ["a", "b", "\0", "é"]
@@ -148,10 +157,10 @@ import Testing
         let names = (0..<3_000).map { _ in
             prefixes.randomElement(using: &rng)! + String((0..<Int.random(in: 0...12, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
         }
-        for (i, name) in names.enumerated() { snapshot.apply(.insert(t, ObjectKey(Int64(i)), [.string(name)])) }
+        var snapshot = Self.dogs(named: names.map(Value.string))
         Self.storeStrings(coded: coded, in: &snapshot)
         let elements = (0..<names.count).map { Value.link(Link(table: t, key: ObjectKey(Int64($0)))) }
-        let key = SortKey(path: SortPath(steps: [BoundProperty(table: t, index: 0)], text: "name"), ascending: ascending)
+        let key = Self.byName(ascending: ascending)
         let fast = try #require(OrderingStep.sortByStringColumn(elements, key, snapshot))
         let expected = elements.indices.sorted { a, b in
             let r = Value.compareStrings(names[a], names[b])
@@ -162,13 +171,11 @@ import Testing
 
     @Test("objects whose strings are all empty keep their order")
     func sortsEmptyStrings() throws {
-        let schema = Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string)])])
-        var snapshot = Snapshot(schema: schema)
+        let snapshot = Self.dogs(named: Array(repeating: .string(""), count: 5))
         let t = TableKey(0)
-        for i in 0..<5 { snapshot.apply(.insert(t, ObjectKey(Int64(i)), [.string("")])) }
         let elements = [3, 1, 4, 0, 2].map { Value.link(Link(table: t, key: ObjectKey(Int64($0)))) }
         for ascending in [true, false] {
-            let key = SortKey(path: SortPath(steps: [BoundProperty(table: t, index: 0)], text: "name"), ascending: ascending)
+            let key = Self.byName(ascending: ascending)
             #expect(try #require(OrderingStep.sortByStringColumn(elements, key, snapshot)) == elements)
         }
     }
@@ -190,13 +197,10 @@ import Testing
 
     @Test("a string column with nulls, coded or plain, is left to the general sort", arguments: [true, false])
     func declinesOtherShapes(coded: Bool) {
-        let schema = Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string, isOptional: true)])])
-        var snapshot = Snapshot(schema: schema)
+        var snapshot = Self.dogs(named: [.string("b"), .null], optional: true)
         let t = TableKey(0)
-        snapshot.apply(.insert(t, ObjectKey(0), [.string("b")]))
-        snapshot.apply(.insert(t, ObjectKey(1), [.null]))
         Self.storeStrings(coded: coded, in: &snapshot)
-        let key = SortKey(path: SortPath(steps: [BoundProperty(table: t, index: 0)], text: "name"), ascending: true)
+        let key = Self.byName()
         let elements = [Value.link(Link(table: t, key: ObjectKey(0))), .link(Link(table: t, key: ObjectKey(1)))]
         #expect(OrderingStep.sortByStringColumn(elements, key, snapshot) == nil)
         #expect(OrderingStep.apply([.sort([key])], to: elements, snapshot: snapshot) == elements.reversed())

@@ -244,11 +244,9 @@ extension StringDictionaryTests {
 
     @Test("a sort of few elements against many distinct strings compares them rather than ranking the dictionary, until ranks are made")
     func fewElements() throws {
-        let schema = Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string)])])
-        var snapshot = Snapshot(schema: schema)
+        let snapshot = StringSortTests.dogs(named: (0..<2_000).map { .string("n\(1_999 - $0)") })
         let t = TableKey(0)
-        for i in 0..<2_000 { snapshot.apply(.insert(t, ObjectKey(Int64(i)), [.string("n\(1_999 - i)")])) }
-        let key = SortKey(path: SortPath(steps: [BoundProperty(table: t, index: 0)], text: "name"), ascending: true)
+        let key = StringSortTests.byName()
         let few = [5, 3, 700].map { Value.link(Link(table: t, key: ObjectKey(Int64($0)))) }
         #expect(OrderingStep.sortByStringColumn(few, key, snapshot) == nil)
         #expect(OrderingStep.apply([.sort([key])], to: few, snapshot: snapshot) == [700, 5, 3].map { Value.link(Link(table: t, key: ObjectKey(Int64($0)))) })
