@@ -22,10 +22,9 @@ final class KeyPathTracer: @unchecked Sendable {
         return object
     }
 
-    /// Records the property at `storage` and returns a stand-in value: a
-    /// traced object for a link, the type's default otherwise.
-    func record<O: Object, T: PersistableValue>(_ type: O.Type, _ storage: ReferenceWritableKeyPath<O, Persisted<T>>) -> T {
-        let index = ClassRegistry.propertyIndex(type, storage)
+    /// Records stored property `index` of `type` and returns a stand-in
+    /// value: a traced object for a link, the type's default otherwise.
+    func record<T: PersistableValue>(_ type: Object.Type, _ index: Int) -> T {
         names.append(ClassRegistry.info(for: type).schema.properties[index].name)
         let info = T.persistedType
         if info.collection == .none, info.type == .object, let objectType = info.objectType,

@@ -66,6 +66,7 @@ public struct ManagedSlot {
     /// reference (the object holds it strongly for the whole call), and the
     /// bytes are read in place. Checks the thread and the object's validity
     /// as ``readString()`` does.
+    @usableFromInline
     static func readString(of object: Object, _ property: Int) -> String {
         let table = object.ref.unsafelyUnwrapped.table
         let key = object.ref.unsafelyUnwrapped.key

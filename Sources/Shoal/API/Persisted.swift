@@ -23,15 +23,15 @@ public struct Persisted<T: PersistableValue> {
     let isPrimaryKey: Bool
     let isIndexed: Bool
     let originProperty: String?
-    var isProbe = false
     /// The object this wrapper belongs to when it was created as a managed
     /// accessor; lets `encode(to:)` read the managed value.
     let accessorRef: UnretainedObjectRef?
-    /// The stored property this wrapper reads, in a managed accessor whose
-    /// wrapper offsets were confirmed: set once, when the accessor is made
-    /// (``ClassRegistry/markManaged(_:offsets:)``). -1 otherwise: an
-    /// unmanaged object's wrapper, also after the object was added, finds
-    /// its property by key path.
+    /// The stored property this wrapper reads, once its object is managed
+    /// and its class's wrapper offsets were confirmed: set once, when the
+    /// accessor is made or the object added
+    /// (``ClassRegistry/markManaged(_:offsets:)``). -1 otherwise: the
+    /// wrapper then finds its property through its box's
+    /// ``AnyUnmanagedBox/property``.
     @usableFromInline var managedProperty = -1
 
     /// Declares a property with its type's default value.
@@ -83,8 +83,11 @@ public struct Persisted<T: PersistableValue> {
         self.isPrimaryKey = primaryKey
         self.isIndexed = indexed
         self.originProperty = originProperty
-        self.accessorRef = AccessorConstruction.current
-        self.box = accessorRef == nil ? makeBox() : nil
+        let construction = AccessorConstruction.current
+        self.accessorRef = construction?.ref
+        // An accessor of a class whose wrapper offsets were not confirmed
+        // keeps a box, which names its property (``AnyUnmanagedBox/property``).
+        self.box = construction == nil || construction!.needsBoxes ? makeBox() : nil
     }
 
     /// The unmanaged value, or the type's default (stored on first read).
@@ -100,10 +103,11 @@ public struct Persisted<T: PersistableValue> {
 
     /// Reads and writes the property through its object.
     ///
-    /// Inlinable so that, in the model's module, reading the wrapper's
-    /// ``managedProperty`` through `storageKeyPath` compiles to a load from
-    /// the object, and neither key path is made: a managed read then costs
-    /// no key path retain and no look-up of the property by key path.
+    /// Inlinable so that, in the model's module, `storageKeyPath` is only
+    /// ever projected, which compiles to a load from the object, and
+    /// neither key path is made: a read costs no key path retain and no
+    /// look-up of the property by key path. A wrapper that does not know
+    /// its property yet is handed over whole to ``value(of:_:)``.
     @inlinable
     public static subscript<O: Object>(
         _enclosingInstance object: O,
@@ -113,22 +117,32 @@ public struct Persisted<T: PersistableValue> {
         get {
             let property = object[keyPath: storageKeyPath].managedProperty
             if property >= 0 { return readManaged(of: object, property) }
-            return value(of: object, storageKeyPath)
+            return value(of: object, object[keyPath: storageKeyPath])
         }
         set {
             let property = object[keyPath: storageKeyPath].managedProperty
             if property >= 0 { return writeManaged(newValue, of: object, property) }
-            setValue(newValue, of: object, storageKeyPath)
+            setValue(newValue, of: object, object[keyPath: storageKeyPath])
         }
     }
 
     /// Reads stored property `property` of `object`, a managed accessor.
-    @usableFromInline
+    ///
+    /// Inlinable so that the test of `T` folds away where it is used:
+    /// strings, the commonest read, then go straight to the column with no
+    /// generic call and no slot (whose copy of the object's reference
+    /// retains its realm).
+    @inlinable
     static func readManaged(of object: Object, _ property: Int) -> T {
-        // Strings, the commonest read, skip the slot (whose copy of the
-        // object's reference retains its realm).
         if T.self == String.self { return unsafeBitCast(ManagedSlot.readString(of: object, property), to: T.self) }
-        return T.readManaged(ManagedSlot(ref: object.ref.unsafelyUnwrapped, property: property))
+        return readManagedSlot(of: object, property)
+    }
+
+    /// Reads stored property `property` of `object`, a managed accessor,
+    /// through its slot.
+    @usableFromInline
+    static func readManagedSlot(of object: Object, _ property: Int) -> T {
+        T.readManaged(ManagedSlot(ref: object.ref.unsafelyUnwrapped, property: property))
     }
 
     /// Writes stored property `property` of `object`, a managed accessor.
@@ -137,33 +151,42 @@ public struct Persisted<T: PersistableValue> {
         T.writeManaged(newValue, ManagedSlot(ref: object.ref.unsafelyUnwrapped, property: property))
     }
 
-    /// Reads the property of an object whose wrapper does not know its
-    /// property: an unmanaged object (or a key path trace of one), an
-    /// object added to a Realm after it was made, or a class whose wrapper
-    /// offsets were not confirmed.
+    /// Reads the property of `object` through `wrapper`, its wrapper, when
+    /// the wrapper does not know its property: an unmanaged object (or a
+    /// key path trace of one), or a managed object of a class whose
+    /// wrapper offsets were not confirmed.
     @usableFromInline
-    static func value<O: Object>(of object: O, _ storageKeyPath: __owned ReferenceWritableKeyPath<O, Persisted<T>>) -> T {
-        if object.ref != nil { return readManaged(of: object, ClassRegistry.propertyIndex(O.self, storageKeyPath)) }
-        if let tracer = KeyPathTracer.current, tracer.isTracing(object) { return tracer.record(O.self, storageKeyPath) }
-        return object[keyPath: storageKeyPath].unmanagedValue
+    static func value(of object: Object, _ wrapper: __owned Persisted<T>) -> T {
+        if object.ref != nil { return readManaged(of: object, wrapper.property(in: object)) }
+        if let tracer = KeyPathTracer.current, tracer.isTracing(object) {
+            return tracer.record(Swift.type(of: object), wrapper.property(in: object))
+        }
+        return wrapper.unmanagedValue
     }
 
-    /// Writes the property of an object whose wrapper does not know its
-    /// property (see ``value(of:_:)``).
+    /// Writes the property of `object` through `wrapper`, its wrapper,
+    /// when the wrapper does not know its property (see ``value(of:_:)``).
     @usableFromInline
-    static func setValue<O: Object>(_ newValue: T, of object: O, _ storageKeyPath: __owned ReferenceWritableKeyPath<O, Persisted<T>>) {
-        if object.ref != nil {
-            return writeManaged(newValue, of: object, ClassRegistry.propertyIndex(O.self, storageKeyPath))
+    static func setValue(_ newValue: T, of object: Object, _ wrapper: __owned Persisted<T>) {
+        if object.ref != nil { return writeManaged(newValue, of: object, wrapper.property(in: object)) }
+        wrapper.box?.set(newValue)
+    }
+
+    /// The stored property this wrapper of `object` holds, found through
+    /// its box: named when the object was added or the accessor made,
+    /// found among the object's boxes otherwise (an unmanaged object
+    /// traced for a key path), and remembered.
+    func property(in object: Object) -> Int {
+        guard let box else {
+            preconditionFailure("A @Persisted wrapper of a managed \(Swift.type(of: object)) knows neither its property nor its box")
         }
-        if let offset = ClassRegistry.wrapperOffset(O.self, storageKeyPath) {
-            // The wrapper's first field, at the offset the runtime's field
-            // metadata gave and reflection confirmed: its box is an
-            // UnmanagedBox<T>. (Projecting the key path cost more than
-            // the rest of the set.)
-            if let box = ClassRegistry.boxObject(at: offset, in: object) { unsafeDowncast(box, to: UnmanagedBox<T>.self).set(newValue) }
-        } else {
-            object[keyPath: storageKeyPath].box?.set(newValue)
+        if box.property < 0 {
+            guard let index = ClassRegistry.unmanagedBoxes(of: object).firstIndex(where: { $0 === box }) else {
+                preconditionFailure("A @Persisted wrapper's box is not among the boxes of its \(Swift.type(of: object))")
+            }
+            box.property = index
         }
+        return box.property
     }
 }
 
@@ -238,16 +261,25 @@ enum AccessorConstruction {
         return key
     }()
 
-    /// The ref of the accessor being constructed on this thread, if any.
-    static var current: UnretainedObjectRef? {
-        pthread_getspecific(key).map { $0.assumingMemoryBound(to: UnretainedObjectRef.self).pointee }
+    /// An accessor under construction.
+    struct Construction {
+        /// Its reference.
+        let ref: UnretainedObjectRef
+        /// Whether its wrappers keep boxes: its class's wrapper offsets
+        /// were not confirmed, so they learn their property through them.
+        let needsBoxes: Bool
+    }
+
+    /// The accessor being constructed on this thread, if any.
+    static var current: Construction? {
+        pthread_getspecific(key).map { $0.assumingMemoryBound(to: Construction.self).pointee }
     }
 
     /// Runs `body` (which constructs the accessor) with ``current`` set to
-    /// `ref`, and then restores what it was.
-    static func constructing<R>(_ ref: UnretainedObjectRef, _ body: () -> R) -> R {
+    /// `construction`, and then restores what it was.
+    static func constructing<R>(_ construction: Construction, _ body: () -> R) -> R {
         let previous = pthread_getspecific(key)
-        var ref = ref
+        var ref = construction
         return withUnsafeMutablePointer(to: &ref) { pointer in
             pthread_setspecific(key, pointer)
             defer { pthread_setspecific(key, previous) }
@@ -339,6 +371,12 @@ final class UnmanagedBox<T: PersistableValue>: AnyUnmanagedBox {
 /// about 3% of inserting unmanaged objects).
 @usableFromInline
 class AnyUnmanagedBox {
+    /// The stored property of its object that this box's wrapper holds,
+    /// once the object is managed (or its wrappers traced): how a wrapper
+    /// that does not know ``Persisted/managedProperty`` finds its property.
+    /// -1 until then.
+    var property = -1
+
     /// The value in stored form, adding linked unmanaged objects to `realm`.
     func storedValue(_ realm: RealmInstance) -> Value { preconditionFailure("AnyUnmanagedBox is abstract") }
     /// The value in stored form when that adds nothing to `realm`: a value

@@ -12,10 +12,8 @@ extension RealmInstance {
     func accessor(_ link: Link) -> Object {
         let type = coordinator.classes[link.table.index]
         let ref = ObjectRef(realm: self, table: link.table, key: link.key, generation: generation)
-        let object = AccessorConstruction.constructing(UnretainedObjectRef(ref)) { type.init() }
-        object.ref = ref
         let plan = coordinator.plans[link.table.index]
-        ClassRegistry.markManaged(object, offsets: plan.boxOffsets)
+        let object = Self.accessor(of: type, ref, offsets: plan.boxOffsets)
         if plan.hasLegacyLinkingObjects {
             let info = ClassRegistry.info(for: type)
             let children = ClassRegistry.children(of: object)
@@ -23,6 +21,17 @@ extension RealmInstance {
                 (children.first { $0.label == label }?.value as? any LinkingObjectsDeclaration)?.bind(ref, property: property)
             }
         }
+        return object
+    }
+
+    /// A managed accessor of class `type` for `ref`, whose wrappers are told
+    /// their properties at `offsets` (the class's confirmed wrapper
+    /// offsets) or, without them, through their boxes.
+    static func accessor(of type: Object.Type, _ ref: ObjectRef, offsets: [Int]?) -> Object {
+        let construction = AccessorConstruction.Construction(ref: UnretainedObjectRef(ref), needsBoxes: offsets == nil)
+        let object = AccessorConstruction.constructing(construction) { type.init() }
+        object.ref = ref
+        ClassRegistry.markManaged(object, offsets: offsets)
         return object
     }
 
@@ -118,6 +127,7 @@ extension RealmInstance {
             (key, isNew) = upsert(tx, table, values: values, given: { !isDeferred($0) }, update: update, primaryKey: plan.primaryKey)
         }
         object.ref = ObjectRef(realm: self, table: table, key: key, generation: generation)
+        ClassRegistry.markManaged(object, offsets: plan.boxOffsets)
         do {
             for (n, i) in links.enumerated() {
                 if n < ready {

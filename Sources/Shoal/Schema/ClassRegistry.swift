@@ -12,16 +12,15 @@ struct ClassInfo: @unchecked Sendable {
     /// Stored properties declared with `LinkingObjects(fromType:property:)`
     /// (not `@Persisted`): accessors must bind them after creation.
     let legacyLinkingObjects: [(label: String, property: Int)]
-    /// For each stored property (by schema index), the byte offset of its
+    /// For each property (by schema index), the byte offset of its
     /// `@Persisted` wrapper in an instance, whose first field is the
-    /// unmanaged value box; `nil` when the layout could not be verified, and
-    /// reflection is used instead.
+    /// unmanaged value box; `nil` for a property declared without one
+    /// (legacy linking objects), and for all when the layout could not be
+    /// verified, and reflection is used instead.
     let wrapperOffsets: [Int?]
-    /// Every stored property's wrapper offset, when reflection confirmed
-    /// them all; `nil` otherwise.
-    var confirmedOffsets: [Int]? {
-        wrapperOffsets.allSatisfy { $0 != nil } ? wrapperOffsets.map { $0! } : nil
-    }
+    /// Every property's wrapper offset (-1 for a property declared without
+    /// a wrapper), when reflection confirmed them all; `nil` otherwise.
+    let confirmedOffsets: [Int]?
     /// Whether a managed accessor of this class is nothing but its
     /// ``Object/ref`` and `@Persisted` wrappers that hold no state of their
     /// own, so that an accessor nobody else holds can be pointed at another
@@ -35,57 +34,10 @@ struct ClassInfo: @unchecked Sendable {
 
 }
 
-/// Discovers schemas from `Object` subclasses and maps `@Persisted` storage
-/// key paths to property indexes.
+/// Discovers schemas from `Object` subclasses and where their `@Persisted`
+/// wrappers lie.
 enum ClassRegistry {
     private static let classes = Locked<[ObjectIdentifier: ClassInfo]>([:])
-    /// A property's index and wrapper offset, by key path.
-    private struct KeyPathEntry {
-        /// Held, so that the key path's identity is never reused for another.
-        let keyPath: AnyKeyPath
-        let index: Int
-        let offset: Int?
-    }
-
-    /// Found by key path identity first, which is cheap to hash where
-    /// `AnyKeyPath`'s own hash walks its components: a literal key path
-    /// (what `@Persisted`'s subscript receives) is one object for the life
-    /// of the process. A key path made anew on each use (in a generic
-    /// class, say) is found by equality, and only its first object is kept
-    /// by identity, so neither table grows with use.
-    /// One entry of a thread's cache of ``keyPaths``' identity table.
-    private struct CachedEntry {
-        var id: ObjectIdentifier?
-        var index: Int
-        var offset: Int?
-    }
-
-    /// The number of entries in a thread's cache (a power of two).
-    private static let cacheSize = 64
-
-    /// Each thread's cache of the key paths it has looked up, direct-mapped
-    /// by identity: a property read looks its key path up on every access,
-    /// and taking the lock for it was a tenth of the time of reading a
-    /// property. Only entries of the identity table, whose key paths are
-    /// held for the life of the process, are cached, so an identity is
-    /// never reused for another key path.
-    private static let cacheKey: pthread_key_t = {
-        var key = pthread_key_t()
-        let status = pthread_key_create(&key) { $0?.deallocate() }
-        precondition(status == 0, "pthread_key_create failed (\(status)): no thread-specific key for the key path cache")
-        return key
-    }()
-
-    private static func threadCache() -> UnsafeMutablePointer<CachedEntry> {
-        if let cache = pthread_getspecific(cacheKey) { return cache.assumingMemoryBound(to: CachedEntry.self) }
-        let cache = UnsafeMutablePointer<CachedEntry>.allocate(capacity: cacheSize)
-        cache.initialize(repeating: CachedEntry(id: nil, index: 0, offset: nil), count: cacheSize)
-        pthread_setspecific(cacheKey, cache)
-        return cache
-    }
-
-    private static let keyPaths = Locked<(byIdentity: [ObjectIdentifier: KeyPathEntry], byValue: [AnyKeyPath: KeyPathEntry])>(([:], [:]))
-
     static func info(for type: Object.Type) -> ClassInfo {
         let id = ObjectIdentifier(type)
         if let info = classes.withLock({ $0[id] }) { return info }
@@ -114,11 +66,14 @@ enum ClassRegistry {
             }
         }
         let schema = ObjectSchema(className: Object.className(of: type), properties: properties, isEmbedded: type is EmbeddedObject.Type)
+        let offsets = wrapperOffsets(type, schema, prototype)
+        let wrapped = Set(schema.properties.indices).subtracting(legacy.map { schema.indexByName[$0.1]! })
+        let confirmed = wrapped.allSatisfy { offsets[$0] != nil } ? offsets.map { $0 ?? -1 } : nil
         // Stored properties come first in the schema, in declaration order, so
         // `defaults` lines up with the stored property indexes.
         return ClassInfo(type: type, schema: schema, defaults: defaults,
             legacyLinkingObjects: legacy.map { ($0.0, schema.indexByName[$0.1]!) },
-            wrapperOffsets: wrapperOffsets(type, schema, prototype),
+            wrapperOffsets: offsets, confirmedOffsets: confirmed,
             accessorsReusable: onlyPersisted && legacy.isEmpty && !(type is any Encodable.Type))
     }
 
@@ -126,7 +81,7 @@ enum ClassRegistry {
     /// metadata (once per class), and checks on the prototype that reading
     /// the box at that offset gives the same box reflection gives.
     private static func wrapperOffsets(_ type: Object.Type, _ schema: ObjectSchema, _ prototype: Object) -> [Int?] {
-        var offsets = [Int?](repeating: nil, count: schema.storedCount)
+        var offsets = [Int?](repeating: nil, count: schema.properties.count)
         // `_EachFieldOptions.classType` is rawValue 1; the stdlib declares it as a
         // mutable static, which strict concurrency refuses to read.
         _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { name, offset, fieldType, _ in
@@ -142,7 +97,7 @@ enum ClassRegistry {
             guard let label = child.label, label.hasPrefix("_"), let p = child.value as? any PersistedProperty,
                 let index = schema.indexByName[String(label.dropFirst())], index < offsets.count
             else { continue }
-            if checkedBox(at: offsets[index], in: prototype) !== p.anyBox { return [Int?](repeating: nil, count: schema.storedCount) }
+            if checkedBox(at: offsets[index], in: prototype) !== p.anyBox { return [Int?](repeating: nil, count: schema.properties.count) }
         }
         return offsets
     }
@@ -166,15 +121,21 @@ enum ClassRegistry {
     static let managedPropertyOffset = MemoryLayout<Persisted<Int>>.offset(of: \Persisted<Int>.managedProperty)
 
     /// Tells each `@Persisted` wrapper of `object`, a managed accessor just
-    /// made, which stored property it reads, so that its reads and writes
-    /// go straight to the property (see ``Persisted/managedProperty``).
-    /// `offsets` are the class's ``ClassInfo/confirmedOffsets``, by schema
-    /// index; without them the wrappers find their property by key path.
+    /// made or an object just added, which stored property it reads, so
+    /// that its reads and writes go straight to the property (see
+    /// ``Persisted/managedProperty``). `offsets` are the class's
+    /// ``ClassInfo/confirmedOffsets``, by schema index; without them each
+    /// wrapper's box is told instead (``AnyUnmanagedBox/property``).
     static func markManaged(_ object: Object, offsets: [Int]?) {
-        guard let offsets, let field = managedPropertyOffset else { return }
+        guard let offsets, let field = managedPropertyOffset else {
+            for (property, box) in unmanagedBoxes(of: object).enumerated() { box?.property = property }
+            return
+        }
         withExtendedLifetime(object) {
             let base = Unmanaged.passUnretained(object).toOpaque()
-            for (property, offset) in offsets.enumerated() { (base + offset + field).storeBytes(of: property, as: Int.self) }
+            for (property, offset) in offsets.enumerated() where offset >= 0 {
+                (base + offset + field).storeBytes(of: property, as: Int.self)
+            }
         }
     }
 
@@ -184,13 +145,15 @@ enum ClassRegistry {
         boxObject(at: offset, in: object).map { unsafeDowncast($0, to: AnyUnmanagedBox.self) }
     }
 
-    /// The unmanaged value box of each stored property of `object`, by schema index.
+    /// The unmanaged value box of each property of `object`, by schema
+    /// index: `nil` for a property without a `@Persisted` wrapper, and
+    /// for every wrapper of an accessor whose class's offsets were confirmed.
     static func unmanagedBoxes(of object: Object) -> [AnyUnmanagedBox?] {
         let info = info(for: Swift.type(of: object))
         if let offsets = info.confirmedOffsets {
-            return offsets.map { box(at: $0, in: object) }
+            return offsets.map { $0 < 0 ? nil : box(at: $0, in: object) }
         }
-        var boxes = [AnyUnmanagedBox?](repeating: nil, count: info.schema.storedCount)
+        var boxes = [AnyUnmanagedBox?](repeating: nil, count: info.schema.properties.count)
         for child in children(of: object) {
             guard let label = child.label, label.hasPrefix("_"), let p = child.value as? any PersistedProperty,
                 let index = info.schema.indexByName[String(label.dropFirst())], index < boxes.count
@@ -241,65 +204,6 @@ enum ClassRegistry {
         }
         return mirrors.reversed().flatMap { Array($0.children) }
     }
-
-    /// The property index of the `@Persisted` property stored at `keyPath`.
-    ///
-    /// Learned once per key path: a fresh instance gets a marker written
-    /// through the key path, and reflection finds which property carries it.
-    /// How many key paths into `type` ``propertyIndex(_:_:)`` has cached,
-    /// counting both tables (for tests).
-    static func cachedKeyPathCount(for root: Object.Type) -> Int {
-        keyPaths.withLock { tables in
-            tables.byIdentity.values.count { Swift.type(of: $0.keyPath).rootType == root }
-                + tables.byValue.values.count { Swift.type(of: $0.keyPath).rootType == root }
-        }
-    }
-
-    static func propertyIndex<O: Object, T>(_ type: O.Type, _ keyPath: ReferenceWritableKeyPath<O, Persisted<T>>) -> Int {
-        property(type, keyPath).index
-    }
-
-    /// The field offset of the `@Persisted` wrapper at `keyPath` in `type`'s
-    /// instances, where the runtime's field metadata gave it (see
-    /// ``unmanagedBoxes(of:)``), for reading its unmanaged box directly.
-    static func wrapperOffset<O: Object, T>(_ type: O.Type, _ keyPath: ReferenceWritableKeyPath<O, Persisted<T>>) -> Int? {
-        property(type, keyPath).offset
-    }
-
-    private static func property<O: Object, T>(
-        _ type: O.Type, _ keyPath: ReferenceWritableKeyPath<O, Persisted<T>>
-    ) -> (index: Int, offset: Int?) {
-        let id = ObjectIdentifier(keyPath)
-        let cache = threadCache()
-        let slot = Int(truncatingIfNeeded: (UInt(bitPattern: id) &>> 4) & UInt(cacheSize - 1))
-        if cache[slot].id == id { return (cache[slot].index, cache[slot].offset) }
-        let found = keyPaths.withLock { tables -> (entry: KeyPathEntry, held: Bool)? in
-            if let entry = tables.byIdentity[id] { return (entry, true) }
-            return tables.byValue[keyPath].map { ($0, false) }
-        }
-        if let found {
-            // Only a key path the table holds keeps its identity for good.
-            if found.held { cache[slot] = CachedEntry(id: id, index: found.entry.index, offset: found.entry.offset) }
-            return (found.entry.index, found.entry.offset)
-        }
-        let probe = type.init()
-        probe[keyPath: keyPath].isProbe = true
-        let info = self.info(for: type)
-        for child in children(of: probe) {
-            if let p = child.value as? any PersistedProperty, p.isProbe, let label = child.label,
-                let index = info.schema.indexByName[String(label.dropFirst())]
-            {
-                let offset = index < info.wrapperOffsets.count ? info.wrapperOffsets[index] : nil
-                let entry = KeyPathEntry(keyPath: keyPath, index: index, offset: offset)
-                keyPaths.withLock { tables in
-                    tables.byIdentity[ObjectIdentifier(keyPath)] = entry
-                    tables.byValue[keyPath] = entry
-                }
-                return (index, offset)
-            }
-        }
-        preconditionFailure("Could not find the @Persisted property of \(type) at \(keyPath)")
-    }
 }
 
 /// Implemented by `Persisted` so that discovery and `add` can use a property
@@ -308,10 +212,10 @@ protocol PersistedProperty {
     func property(named name: String) -> Property
     /// The class a link, collection of links or linking objects property points to.
     var objectType: Object.Type? { get }
-    var isProbe: Bool { get }
     /// The default value in stored form (unmanaged context; never a link).
     var defaultValue: Value { get }
-    /// The unmanaged value's box; `nil` in a managed accessor.
+    /// The unmanaged value's box; `nil` in a managed accessor of a class
+    /// whose wrapper offsets were confirmed.
     var anyBox: AnyUnmanagedBox? { get }
     /// Reads a managed property as its Swift type, boxed.
     func readManaged(_ slot: ManagedSlot) -> Any

@@ -4,27 +4,31 @@ import Testing
 @testable import Shoal
 
 @Suite struct ObjectTests {
-    @Test("property accessors find their property by key path identity: the cache does not grow with use")
-    func keyPathCache() throws {
-        // A class no other test uses: the cache is shared by the whole process.
+    @Test("without confirmed wrapper offsets, accessors and added objects find their properties through their boxes")
+    func wrappersWithoutOffsetsUseTheirBoxes() throws {
         let realm = try makeRealm(types: [KeyPathProbe.self])
-        func touch() throws {
-            let probe = KeyPathProbe()
-            probe.id = 1; probe.name = "Rex"; probe.count = 3
-            _ = probe.name
-            try realm.write { realm.add(probe, update: .modified) }
-            #expect(probe.name == "Rex")
-            try realm.write { probe.name = "Max"; probe.count = 4 }
-        }
-        try touch()
-        let cached = ClassRegistry.cachedKeyPathCount(for: KeyPathProbe.self)
-        #expect(cached == 6)  // id, name and count, each by identity and by value
-        for _ in 0..<50 { try touch() }
-        #expect(ClassRegistry.cachedKeyPathCount(for: KeyPathProbe.self) == cached)
+        try realm.write { realm.add(KeyPathProbe(value: ["id": 1, "name": "Rex", "count": 3])) }
+        let instance = realm.instance
+        let stored = try #require(realm.object(ofType: KeyPathProbe.self, forPrimaryKey: 1)?.ref)
+        let accessor = try #require(RealmInstance.accessor(of: KeyPathProbe.self, stored, offsets: nil) as? KeyPathProbe)
+        #expect(ClassRegistry.unmanagedBoxes(of: accessor).map { $0?.property } == [0, 1, 2])
+        #expect(accessor.id == 1 && accessor.name == "Rex" && accessor.count == 3)
+        try realm.write { accessor.name = "Max" }
         #expect(realm.object(ofType: KeyPathProbe.self, forPrimaryKey: 1)?.name == "Max")
+        // An unmanaged object made managed the same way.
+        let added = KeyPathProbe()
+        try realm.write {
+            added.id = 2; added.count = 7
+            added.ref = ObjectRef(realm: instance, table: stored.table,
+                key: try #require(realm.object(ofType: KeyPathProbe.self, forPrimaryKey: 1)?.ref?.key), generation: instance.generation)
+            ClassRegistry.markManaged(added, offsets: nil)
+            #expect(added.name == "Max" && added.count == 3)
+            added.count = 9
+        }
+        #expect(realm.object(ofType: KeyPathProbe.self, forPrimaryKey: 1)?.count == 9)
     }
 
-    @Test("on many threads at once, every property of two classes reads its own value through each thread's key path cache")
+    @Test("on many threads at once, every property of two classes reads its own value")
     func keyPathCacheAcrossThreads() throws {
         let realm = try makeRealm()
         try realm.write {
@@ -42,7 +46,6 @@ import Testing
             for round in 0..<200 {
                 let i = (thread * 7 + round) % 20
                 let a = all[i], d = dogs[i]
-                // Interleaved, so that key paths evict each other's slots.
                 let ok = a.int == i && d.name == "dog \(i)" && a.string == "s\(i)" && d.age == i % 7
                     && a.optString == (i % 2 == 0 ? nil : "o\(i)") && d.id == i && a.double == Double(i) / 4 && a.optInt == i
                 if !ok { failures.withLock { $0 += 1 } }

@@ -39,8 +39,10 @@ import Testing
     ] as [Object.Type])
     func wrapperOffsets(_ type: Object.Type) {
         let info = ClassRegistry.info(for: type)
-        #expect(info.wrapperOffsets.count == info.schema.storedCount)
-        #expect(info.wrapperOffsets.allSatisfy { $0 != nil })
+        #expect(info.wrapperOffsets.count == info.schema.properties.count)
+        let legacy = Set(info.legacyLinkingObjects.map(\.property))
+        #expect(info.wrapperOffsets.indices.allSatisfy { (info.wrapperOffsets[$0] == nil) == legacy.contains($0) })
+        #expect(info.confirmedOffsets != nil)
         let object = type.init()
         let boxes = ClassRegistry.unmanagedBoxes(of: object)
         for child in ClassRegistry.children(of: object) {
@@ -63,7 +65,7 @@ import Testing
         return found
     }
 
-    @Test("a managed accessor's wrappers know their stored property; unmanaged and added objects find it by key path")
+    @Test("a managed accessor's and an added object's wrappers know their property, linking objects included; an unmanaged object's do not")
     func managedPropertyIndexes() throws {
         let realm = try makeRealm()
         let schema = ClassRegistry.info(for: Dog.self).schema
@@ -74,18 +76,18 @@ import Testing
         try realm.write { realm.add(unmanaged) }
 
         let accessor = try #require(realm.object(ofType: Dog.self, forPrimaryKey: 1))
-        let marked = managedProperties(of: accessor)
-        #expect(marked.count == schema.properties.count)
-        for property in schema.properties {
-            // Linking objects are computed: their wrapper finds them by key path.
-            #expect(marked[property.name] == (property.isStored ? schema.indexByName[property.name] : -1), "\(property.name)")
+        for object in [accessor, unmanaged] {
+            let marked = managedProperties(of: object)
+            #expect(marked.count == schema.properties.count)
+            for property in schema.properties {
+                #expect(marked[property.name] == schema.indexByName[property.name], "\(property.name)")
+            }
         }
-        // The added object keeps its unmarked wrappers and reads and writes
-        // through the key path look-up; both paths see one object.
-        #expect(managedProperties(of: unmanaged).values.allSatisfy { $0 == -1 })
+        // Both see one object.
         try realm.write { unmanaged.name = "Max"; accessor.age = 7 }
         #expect(accessor.name == "Max")
         #expect(unmanaged.age == 7)
+        #expect(unmanaged.owners.count == 0)
     }
 
     @Test("the fingerprint is stable for one schema and changes with any property change")
