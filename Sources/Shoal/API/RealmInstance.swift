@@ -37,10 +37,38 @@ final class RealmInstance {
     /// is about to be told of, by subscription id (ShoalCombine's `objectWillChange`).
     let willDeliverHooks = Locked<[Int: () -> Void]>([:])
     /// The version this Realm reads outside a write transaction.
-    private(set) var snapshot: Snapshot
-    private(set) var transaction: WriteTransaction?
+    private(set) var snapshot: Snapshot {
+        get { visible.pointee }
+        set { visible.pointee = newValue }
+    }
+    private(set) var transaction: WriteTransaction? {
+        didSet { readState.pointee.inWrite = transaction != nil }
+    }
     /// Bumped by `invalidate()`: accessors from an earlier generation are invalid.
-    private(set) var generation = 0
+    private(set) var generation: Int {
+        get { readState.pointee.generation }
+        set { readState.pointee.generation = newValue }
+    }
+
+    /// What every property read looks at, held behind pointers that this
+    /// instance owns: a read of a class's stored property is checked for
+    /// exclusive access at run time (thread-local look-ups, and a tracked
+    /// access for `withUnsafePointer(to: &property)`), which was a tenth of
+    /// the time of reading a property. The instance is confined to one
+    /// thread, or frozen and never changed.
+    private let visible: UnsafeMutablePointer<Snapshot>
+    private let readState: UnsafeMutablePointer<ReadState>
+
+    /// ``visible``, to read in place through `Snapshot`'s reads through a
+    /// pointer (a method called on `pointee` copies the snapshot first).
+    private var reading: UnsafePointer<Snapshot> { UnsafePointer(visible) }
+
+    /// See ``readState``.
+    private struct ReadState {
+        /// Whether a write transaction is open.
+        var inWrite = false
+        var generation = 0
+    }
     /// Bumped whenever the visible state may have changed (refresh, commit,
     /// cancel, and every op of a write), so collections can cache per state.
     private var stateStamp: UInt64 = 0
@@ -50,7 +78,10 @@ final class RealmInstance {
     {
         self.configuration = configuration
         self.coordinator = coordinator
-        self.snapshot = snapshot
+        self.visible = .allocate(capacity: 1)
+        visible.initialize(to: snapshot)
+        self.readState = .allocate(capacity: 1)
+        readState.initialize(to: ReadState())
         self.isFrozen = frozen
         self.thread = pthread_self()
         self.queue = queue
@@ -59,7 +90,12 @@ final class RealmInstance {
         handle.attach(self)
     }
 
-    deinit { handle.detach() }
+    deinit {
+        handle.detach()
+        visible.deinitialize(count: 1)
+        visible.deallocate()
+        readState.deallocate()
+    }
 
     /// How others refer to this instance without keeping it alive (see
     /// ``InstanceHandle``).
@@ -81,42 +117,36 @@ final class RealmInstance {
     /// Whether an object is live in the visible state; reads the stored
     /// snapshot in place (``current`` returns a copy, which retains every table).
     func isAlive(_ table: TableKey, _ key: ObjectKey) -> Bool {
-        // `!= nil` first: `if let` retains and releases the transaction on every read.
-        if transaction != nil { return transaction!.working.isAlive(table, key) }
-        // Through the property's address: calling a method on `snapshot`
-        // copies it first (a retain per table array and schema field).
-        return withUnsafePointer(to: &snapshot) { $0.pointee.isAlive(table, key) }
+        if readState.pointee.inWrite { return transaction!.working.isAlive(table, key) }
+        return Snapshot.isAlive(reading, table, key)
     }
 
     /// The object with primary key `value` in the visible state, looked up
     /// in place (``current`` would copy the snapshot: a retain and release
     /// of every table's storage per look-up).
     func object(_ table: TableKey, primaryKey value: Value) -> ObjectKey? {
-        if transaction != nil { return transaction!.working.object(table, primaryKey: value) }
-        return withUnsafePointer(to: &snapshot) { $0.pointee.object(table, primaryKey: value) }
+        if readState.pointee.inWrite { return transaction!.working.object(table, primaryKey: value) }
+        return Snapshot.object(reading, table, primaryKey: value)
     }
 
     /// A single-valued property in the visible state, read in place.
     func value(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> Value {
-        if let transaction { return transaction.working.value(table, key, property) }
-        return withUnsafePointer(to: &snapshot) { $0.pointee.value(table, key, property) }
+        if readState.pointee.inWrite { return transaction!.working.value(table, key, property) }
+        return Column.value(Snapshot.unsafeColumn(reading, table, property), key.slot)
     }
 
     /// A string property in the visible state, read in place (`""` for a
     /// value that is not a string).
     func string(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> String {
-        if transaction != nil {
+        if readState.pointee.inWrite {
             if case .string(let s) = transaction!.working.value(table, key, property) { return s }
             return ""
         }
-        // The bytes' address is taken out of the closure and decoded after
-        // it: decoding inside made the compiler retain the columns around it.
-        if let string = withUnsafePointer(to: &snapshot, { $0.pointee.codedString(table, key, property) }) { return string }
-        if let bytes = withUnsafePointer(to: &snapshot, { $0.pointee.unsafeStringBytes(table, key, property) }) {
-            return String(decoding: bytes, as: UTF8.self)
-        }
+        let column = Snapshot.unsafeColumn(reading, table, property)
+        if let string = Column.codedString(column, key.slot) { return string }
+        if let bytes = Column.unsafeStringBytes(column, key.slot) { return String(decoding: bytes, as: UTF8.self) }
         // A null, or a column that holds tagged values.
-        if case .string(let s) = withUnsafePointer(to: &snapshot, { $0.pointee.value(table, key, property) }) { return s }
+        if case .string(let s) = Column.value(column, key.slot) { return s }
         return ""
     }
 

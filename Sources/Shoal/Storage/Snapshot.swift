@@ -66,6 +66,34 @@ struct Snapshot: Sendable {
         return t.pointee.scalars.withUnsafeBufferPointer { $0.baseAddress! + property }
     }
 
+    // MARK: Reads through a pointer
+    //
+    // For a snapshot held behind a pointer (``RealmInstance``'s): a method
+    // called on the `pointee` of a snapshot is passed its fields one by
+    // one, each copied (a retain per table array and schema field); these
+    // read the fields in place.
+
+    /// The address of a column of table `table` of the snapshot at
+    /// `snapshot`: valid only while that snapshot is alive and unchanged.
+    @inline(__always)
+    static func unsafeColumn(_ snapshot: UnsafePointer<Snapshot>, _ table: TableKey, _ property: Int) -> UnsafePointer<Column> {
+        let t = snapshot.pointee.tables.withUnsafeBufferPointer { $0.baseAddress! + table.index }
+        return t.pointee.scalars.withUnsafeBufferPointer { $0.baseAddress! + property }
+    }
+
+    /// Whether object `key` of `table` is live in the snapshot at `snapshot`.
+    @inline(__always)
+    static func isAlive(_ snapshot: UnsafePointer<Snapshot>, _ table: TableKey, _ key: ObjectKey) -> Bool {
+        let t = snapshot.pointee.tables.withUnsafeBufferPointer { $0.baseAddress! + table.index }
+        return key.rawValue >= 0 && key.slot < t.pointee.alive.count && t.pointee.alive[key.slot]
+    }
+
+    /// The object with primary key `value` in the snapshot at `snapshot`, if any.
+    static func object(_ snapshot: UnsafePointer<Snapshot>, _ table: TableKey, primaryKey value: Value) -> ObjectKey? {
+        let t = snapshot.pointee.tables.withUnsafeBufferPointer { $0.baseAddress! + table.index }
+        return t.pointee.primaryIndex?[value]
+    }
+
     func list(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> [Value] {
         withTable(table) { $0.pointee.lists[property]?[key.slot] ?? [] }
     }
