@@ -35,10 +35,27 @@ struct QueryPlan {
 
     let table: TableKey
     let access: Access
-    /// The terms tested on each candidate (everything but an equality index term).
+    /// The terms tested on each candidate (everything but an equality index
+    /// term or an exact range).
     let residual: [BoundPredicate]
-    /// A readable form of the plan, for ``explain``-style checks.
-    let explanation: String
+    /// What ``explanation`` says of the access: how the candidates are
+    /// found, and the term that finds them.
+    private let accessDescription: (kind: String, term: BoundPredicate, candidates: Int)?
+    private let className: String
+    private let objectCount: Int
+
+    /// A readable form of the plan, for ``explain``-style checks. Made when
+    /// asked for: a query that runs makes none.
+    var explanation: String {
+        var text =
+            if let (kind, term, candidates) = accessDescription {
+                "\(kind) on \(className) where \(term) (\(candidates) candidates)"
+            } else {
+                "scan \(className) (\(objectCount) objects)"
+            }
+        if !residual.isEmpty { text += "; then test " + residual.map(\.description).joined(separator: " AND ") }
+        return text
+    }
 
     /// A range drives a query only when its candidates are at most this
     /// fraction (one in `rangeShare`) of the table's objects: beyond that,
@@ -50,28 +67,28 @@ struct QueryPlan {
     /// `useIndexes: false` it always scans (tests compare the two).
     init(table: TableKey, predicate: BoundPredicate, snapshot: Snapshot, useIndexes: Bool = true) {
         self.table = table
-        let className = snapshot.schema[table].className
+        className = snapshot.schema[table].className
+        objectCount = snapshot.withTable(table) { $0.pointee.count }
         var conjuncts: [BoundPredicate]
         if case .and(let operands) = predicate { conjuncts = operands } else { conjuncts = [predicate] }
-        var best: (offset: Int, access: Access, candidates: Int, isRange: Bool)?
+        var best: (offset: Int, access: Access, candidates: Int, isRange: Bool, isExact: Bool)?
         if useIndexes {
             for (offset, term) in conjuncts.enumerated() {
                 guard let (access, candidates) = Self.lookupAccess(term, table, snapshot) else { continue }
-                if best == nil || candidates < best!.candidates { best = (offset, access, candidates, false) }
+                if best == nil || candidates < best!.candidates { best = (offset, access, candidates, false, true) }
             }
             for (offset, term) in conjuncts.enumerated() {
                 guard let (access, candidates) = Self.linkLookupAccess(term, table, snapshot) else { continue }
-                if best == nil || candidates < best!.candidates { best = (offset, access, candidates, true) }
+                if best == nil || candidates < best!.candidates { best = (offset, access, candidates, true, false) }
             }
             // Ranges last, so that counting their candidates stops at the best lookup's count.
-            let rangeLimit = snapshot.withTable(table) { $0.pointee.count } / Self.rangeShare
+            let rangeLimit = objectCount / Self.rangeShare
             for (offset, term) in conjuncts.enumerated() {
                 let limit = min(best.map { $0.candidates - 1 } ?? .max, rangeLimit)
-                guard let (access, candidates) = Self.rangeAccess(term, table, snapshot, limit: limit) else { continue }
-                best = (offset, access, candidates, true)
+                guard let (access, candidates, isExact) = Self.rangeAccess(term, table, snapshot, limit: limit) else { continue }
+                best = (offset, access, candidates, true, isExact)
             }
         }
-        var text: String
         if let best {
             access = best.access
             let term = conjuncts.remove(at: best.offset)
@@ -81,16 +98,16 @@ struct QueryPlan {
                 } else if best.isRange {
                     "ordered index range"
                 } else if case .primaryKey = best.access { "primary key lookup" } else { "index lookup" }
-            text = "\(kind) on \(className) where \(term) (\(best.candidates) candidates)"
-            // A range or link lookup is re-tested on its candidates, so the index only narrows them.
-            if best.isRange { conjuncts.insert(term, at: 0) }
+            accessDescription = (kind, term, best.candidates)
+            // A link lookup, and a range whose index order may not be the
+            // comparison's, is re-tested on its candidates, so the index
+            // only narrows them.
+            if !best.isExact { conjuncts.insert(term, at: 0) }
         } else {
             access = .scan
-            text = "scan \(className) (\(snapshot.tables[table.index].count) objects)"
+            accessDescription = nil
         }
         residual = conjuncts
-        if !conjuncts.isEmpty { text += "; then test " + conjuncts.map(\.description).joined(separator: " AND ") }
-        explanation = text
     }
 
     /// The index lookup that answers `term` exactly (equality or `IN`
@@ -149,12 +166,17 @@ struct QueryPlan {
     /// The ordered index access for a range `term`: the distinct values
     /// between its bounds, found in the ordered index, and their candidate
     /// count, if that is at most `limit` (counting stops past it).
-    private static func rangeAccess(_ term: BoundPredicate, _ table: TableKey, _ snapshot: Snapshot, limit: Int) -> (Access, Int)? {
+    private static func rangeAccess(_ term: BoundPredicate, _ table: TableKey, _ snapshot: Snapshot, limit: Int) -> (Access, Int, isExact: Bool)? {
         guard case .comparison(let c) = term,
             [.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .between].contains(c.op),
             let (property, matcher) = columnTest(CompiledPredicate(term), table),
             let (lower, upper) = orderedBounds(matcher, snapshot.schema[table].properties[property])
         else { return nil }
+        // Integers compared with integers: `Value.compare`'s order is the
+        // comparison's, so the index's entries between the bounds are
+        // exactly the matches.
+        let isExact = snapshot.schema[table].properties[property].type == .int
+            && matcher.operands.allSatisfy { if case .int = $0 { true } else { false } }
         // A primary key value has one object; a secondary one, its bucket.
         let isPrimary = snapshot.schema[table].properties[property].isPrimary
         let (primary, secondary) = snapshot.withTable(table) {
@@ -163,14 +185,20 @@ struct QueryPlan {
         var candidates = 0
         if let primary {
             var keys: [ObjectKey] = []
-            primary.forEach(from: lower, to: upper) { _, key in
-                keys.append(key)
-                candidates += 1
-                return candidates <= limit
+            if let direct = primary.denseObjects(from: lower, to: upper, limit: limit) {
+                keys = direct
+                candidates = keys.count
+            } else {
+                primary.forEach(from: lower, to: upper) { _, key in
+                    keys.append(key)
+                    candidates += 1
+                    return candidates <= limit
+                }
             }
             guard candidates <= limit else { return nil }
-            keys.sort()
-            return (.objects(keys), candidates)
+            // Ids counted up with the objects come in table order already.
+            if !keys.isAscending { keys.sort() }
+            return (.objects(keys), candidates, isExact)
         }
         guard let secondary else { return nil }
         var values: [Value] = []
@@ -180,7 +208,7 @@ struct QueryPlan {
             return candidates <= limit
         }
         guard candidates <= limit else { return nil }
-        return (.index(property: property, values: values), candidates)
+        return (.index(property: property, values: values), candidates, isExact)
     }
 
     /// The bounds, in `Value.compare` order, of the values a range
@@ -338,6 +366,16 @@ extension BoundOperand: CustomStringConvertible {
         case .path(let path): path.text
         case .aggregate(let function, let path, _): "\(path.text).\(function.rawValue)"
         case .subqueryCount(let path, let predicate): "SUBQUERY(\(path.text), \(predicate)).@count"
+        }
+    }
+}
+
+extension Array where Element == ObjectKey {
+    /// Whether the keys ascend strictly.
+    var isAscending: Bool {
+        withUnsafeBufferPointer { keys in
+            for i in keys.indices.dropFirst() where keys[i - 1] >= keys[i] { return false }
+            return true
         }
     }
 }

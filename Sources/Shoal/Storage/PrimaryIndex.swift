@@ -209,6 +209,40 @@ struct PrimaryIndex: Sendable, Sequence {
         }
     }
 
+    /// The objects whose integer keys lie between `lower` and `upper`, in
+    /// key order, read from the direct map; at most `limit + 1` of them
+    /// (more than `limit` means too many). `nil` when the index has no
+    /// direct map, or a bound is not an integer (or the "after nulls"
+    /// bound of a range), so ``forEach(from:to:_:)`` must walk the tree.
+    func denseObjects(from lower: Bound?, to upper: Bound?, limit: Int) -> [ObjectKey]? {
+        guard let dense else { return nil }
+        var low = dense.base
+        var high = dense.base &+ Int64(dense.slots.count) &- 1
+        switch lower?.key {
+        case nil: break
+        case .int(let n)?:
+            if lower!.isInclusive { low = Swift.max(low, n) } else if n == .max { return [] } else { low = Swift.max(low, n + 1) }
+        case .null? where !lower!.isInclusive: break
+        default: return nil
+        }
+        switch upper?.key {
+        case nil: break
+        case .int(let n)?:
+            if upper!.isInclusive { high = Swift.min(high, n) } else if n == .min { return [] } else { high = Swift.min(high, n - 1) }
+        default: return nil
+        }
+        // The null key sorts first: only an unbounded range holds it.
+        if lower == nil, nullKey != nil { return nil }
+        var keys: [ObjectKey] = []
+        guard low <= high else { return keys }
+        keys.reserveCapacity(Int(Swift.min(high - low + 1, Int64(limit) + 1)))
+        dense.forEachObject(from: Int(low - dense.base), through: Int(high - dense.base)) { key in
+            keys.append(key)
+            return keys.count <= limit
+        }
+        return keys
+    }
+
     /// The first broken invariant of the tree holding the keys (or of the
     /// direct map beside it, which must hold exactly the tree's entries), or `nil`.
     func invariantViolation() -> String? {
@@ -314,6 +348,15 @@ struct DenseKeys: Sendable {
         guard i < UInt64(slots.count) else { return nil }
         let v = slots[Int(i)]
         return v == 0 ? nil : ObjectKey(v - 1)
+    }
+
+    /// Calls `body` with the object of each held slot from `first` through
+    /// `last` (both within the map), in order, until it returns `false`.
+    func forEachObject(from first: Int, through last: Int, _ body: (ObjectKey) -> Bool) {
+        for i in first...last {
+            let v = slots[i]
+            if v != 0, !body(ObjectKey(v - 1)) { return }
+        }
     }
 
     /// Sets the object of `key`, for an index of `keys` keys; `false` when

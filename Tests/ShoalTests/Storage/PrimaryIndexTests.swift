@@ -170,6 +170,38 @@ import Testing
         #expect(!below.hasDenseMap && below.object(forInteger: 4) == ObjectKey(1) && below.object(forInteger: 5) == ObjectKey(0))
     }
 
+    @Test("ranges read from the map give the tree's objects between any bounds, with gaps, at the extremes and up to a limit; a null key or a bound of another kind leaves them to the tree")
+    func denseRanges() {
+        var index = PrimaryIndex(for: PrimaryIndexTests.intProperty)
+        for k in Int64(10)..<6_000 { index.updateValue(ObjectKey(k * 2), forKey: .int(k)) }
+        for k in stride(from: Int64(13), to: 6_000, by: 7) { _ = index.remove(.int(k)) }
+        #expect(index.hasDenseMap)
+        var rng = SeededRandom(seed: 0xDE45E)
+        func bound(_ rng: inout SeededRandom) -> TreeBound<Value>? {
+            switch rng.next() % 8 {
+            case 0: return nil
+            case 1: return TreeBound<Value>(key: .int(rng.next() % 2 == 0 ? .max : .min), isInclusive: rng.next() % 2 == 0)
+            default: return TreeBound<Value>(key: .int(Int64(rng.next() % 6_200) - 100), isInclusive: rng.next() % 2 == 0)
+            }
+        }
+        for _ in 0..<2_000 {
+            let lower = rng.next() % 10 == 0 ? TreeBound<Value>(key: .null, isInclusive: false) : bound(&rng)
+            let upper = bound(&rng)
+            let limit = rng.next() % 3 == 0 ? Int(rng.next() % 50) : .max - 1
+            var expected: [ObjectKey] = []
+            index.forEach(from: lower, to: upper) { _, key in
+                expected.append(key)
+                return expected.count <= limit
+            }
+            #expect(index.denseObjects(from: lower, to: upper, limit: limit) == expected, "\(String(describing: lower)) \(String(describing: upper)) \(limit)")
+        }
+        #expect(index.denseObjects(from: TreeBound<Value>(key: .double(3.5), isInclusive: true), to: nil, limit: 10) == nil)
+        index.updateValue(ObjectKey(1), forKey: .null)
+        #expect(index.denseObjects(from: nil, to: TreeBound<Value>(key: .int(20), isInclusive: true), limit: 100) == nil)
+        #expect(index.denseObjects(from: TreeBound<Value>(key: .int(10), isInclusive: true), to: TreeBound<Value>(key: .int(12), isInclusive: true), limit: 100)
+            == [ObjectKey(20), ObjectKey(22), ObjectKey(24)])
+    }
+
     @Test("a bulk merge into an empty index makes the map, later merges extend it, a clash or a sparse batch drops it; removals that leave it sparse drop it")
     func merges() {
         var index = PrimaryIndex(for: PrimaryIndexTests.intProperty)
