@@ -55,6 +55,10 @@ protocol RealmCollectionImpl<Element>: RealmCollection {
 /// one it wraps.
 extension RealmCollection {
     var impl: any RealmCollectionImpl<Element> {
+        // `Results` first, by comparing types: the cast to a parameterized
+        // existential below checks conformances at run time, which cost as
+        // much as running a small query.
+        if Self.self == Results<Element>.self { return unsafeBitCast(self, to: Results<Element>.self) }
         if let impl = self as? any RealmCollectionImpl<Element> { return impl }
         if let erased = self as? AnyRealmCollection<Element> { return erased.base.impl }
         shoalPrecondition(ShoalError(.unsupported, "\(Self.self) is not a collection Shoal vends; queries need Results, List, MutableSet, LinkingObjects or AnyRealmCollection."))

@@ -1,3 +1,5 @@
+import Foundation
+import Synchronization
 
 /// The objects of a class that match a query, live: every read reflects the
 /// Realm's current version, including the open write transaction.
@@ -90,17 +92,30 @@ public struct Results<Element: RealmCollectionValue>: RealmCollectionImpl, @unch
 }
 
 /// The evaluated elements of a `Results`, kept for one visible state.
-final class ResultsCache: Sendable {
+///
+/// Guarded by a spin lock on one atomic flag rather than a ``Locked``: every
+/// `Results` (each `filter` and `sorted` makes one) has a cache, and an
+/// `NSLock` cost three allocations and a mutex set up and torn down per
+/// query. The lock is held only to copy the entry in or out.
+final class ResultsCache: @unchecked Sendable {
+    // Safe because: `entry` is only reached inside `withEntry`, under `busy`.
     private struct Entry {
         var state: (UInt64, Int)
         var values: [Value]
     }
-    private let entry = Locked<Entry?>(nil)
+    private let busy = Atomic<Bool>(false)
+    private var entry: Entry?
 
     func values(for state: (UInt64, Int), compute: () -> [Value]) -> [Value] {
-        if let hit = entry.withLock({ $0 }), hit.state == state { return hit.values }
+        if let hit = withEntry({ $0 }), hit.state == state { return hit.values }
         let values = compute()
-        entry.withLock { $0 = Entry(state: state, values: values) }
+        withEntry { $0 = Entry(state: state, values: values) }
         return values
+    }
+
+    private func withEntry<R>(_ body: (inout Entry?) -> R) -> R {
+        while !busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged { sched_yield() }
+        defer { busy.store(false, ordering: .releasing) }
+        return body(&entry)
     }
 }

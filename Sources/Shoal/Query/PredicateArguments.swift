@@ -110,6 +110,16 @@ struct PredicateArguments {
     private func convert(_ index: Int, for specifier: FormatSpecifier, at token: PredicateToken)
         throws(PredicateFormatError) -> PredicateArgument
     {
+        // The commonest arguments first, by concrete casts: the checks
+        // against `any BinaryInteger` and the optional and sequence
+        // protocols below look up conformances at run time, which cost more
+        // than parsing the whole format.
+        switch arguments[index] {
+        case let value as Int where specifier != .floatingPoint: return .scalar(.int(Int64(value)))
+        case let value as Double where specifier != .integer: return .scalar(.double(value))
+        case let value as String where specifier == .object: return .scalar(.string(value))
+        default: break
+        }
         let argument = Self.unwrap(arguments[index])
         let ok: Bool
         switch specifier {
