@@ -19,7 +19,7 @@ public struct Persisted<T: PersistableValue> {
     /// The value of an unmanaged object's property. Shared by every copy of
     /// the wrapper (reflection hands out copies), so a value set through a
     /// copy is seen by the object. Managed accessors have none.
-    let box: UnmanagedBox<T>?
+    @usableFromInline let box: UnmanagedBox<T>?
     let isPrimaryKey: Bool
     let isIndexed: Bool
     let originProperty: String?
@@ -107,7 +107,9 @@ public struct Persisted<T: PersistableValue> {
     /// ever projected, which compiles to a load from the object, and
     /// neither key path is made: a read costs no key path retain and no
     /// look-up of the property by key path. A wrapper that does not know
-    /// its property yet is handed over whole to ``value(of:_:)``.
+    /// its property hands its box to ``value(of:_:)``, which does. (Only
+    /// the box: copying the whole wrapper made the setter too large to
+    /// inline, and a setter not inlined projects its key path at run time.)
     @inlinable
     public static subscript<O: Object>(
         _enclosingInstance object: O,
@@ -115,15 +117,23 @@ public struct Persisted<T: PersistableValue> {
         storage storageKeyPath: ReferenceWritableKeyPath<O, Persisted<T>>
     ) -> T {
         get {
-            let property = object[keyPath: storageKeyPath].managedProperty
+            let (property, box) = object[keyPath: storageKeyPath].target
             if property >= 0 { return readManaged(of: object, property) }
-            return value(of: object, object[keyPath: storageKeyPath])
+            return value(of: object, box)
         }
         set {
-            let property = object[keyPath: storageKeyPath].managedProperty
+            let (property, box) = object[keyPath: storageKeyPath].target
             if property >= 0 { return writeManaged(newValue, of: object, property) }
-            setValue(newValue, of: object, object[keyPath: storageKeyPath])
+            setValue(newValue, of: object, box)
         }
+    }
+
+    /// What a read or write goes to: ``managedProperty`` when known (and no
+    /// box), else the box. One projection of the key path for both, so
+    /// that the subscript stays small enough to inline.
+    @inlinable
+    var target: (property: Int, box: UnmanagedBox<T>?) {
+        managedProperty >= 0 ? (managedProperty, nil) : (-1, box)
     }
 
     /// Reads stored property `property` of `object`, a managed accessor.
@@ -151,32 +161,32 @@ public struct Persisted<T: PersistableValue> {
         T.writeManaged(newValue, ManagedSlot(ref: object.ref.unsafelyUnwrapped, property: property))
     }
 
-    /// Reads the property of `object` through `wrapper`, its wrapper, when
-    /// the wrapper does not know its property: an unmanaged object (or a
-    /// key path trace of one), or a managed object of a class whose
-    /// wrapper offsets were not confirmed.
+    /// Reads the property of `object` whose wrapper holds `box`, when the
+    /// wrapper does not know its property: an unmanaged object (or a key
+    /// path trace of one), or a managed object of a class whose wrapper
+    /// offsets were not confirmed.
     @usableFromInline
-    static func value(of object: Object, _ wrapper: __owned Persisted<T>) -> T {
-        if object.ref != nil { return readManaged(of: object, wrapper.property(in: object)) }
+    static func value(of object: Object, _ box: __owned UnmanagedBox<T>?) -> T {
+        if object.ref != nil { return readManaged(of: object, property(of: box, in: object)) }
         if let tracer = KeyPathTracer.current, tracer.isTracing(object) {
-            return tracer.record(Swift.type(of: object), wrapper.property(in: object))
+            return tracer.record(Swift.type(of: object), property(of: box, in: object))
         }
-        return wrapper.unmanagedValue
+        return box?.current ?? T.persistedDefault()
     }
 
-    /// Writes the property of `object` through `wrapper`, its wrapper,
-    /// when the wrapper does not know its property (see ``value(of:_:)``).
+    /// Writes the property of `object` whose wrapper holds `box`, when the
+    /// wrapper does not know its property (see ``value(of:_:)``).
     @usableFromInline
-    static func setValue(_ newValue: T, of object: Object, _ wrapper: __owned Persisted<T>) {
-        if object.ref != nil { return writeManaged(newValue, of: object, wrapper.property(in: object)) }
-        wrapper.box?.set(newValue)
+    static func setValue(_ newValue: T, of object: Object, _ box: __owned UnmanagedBox<T>?) {
+        if object.ref != nil { return writeManaged(newValue, of: object, property(of: box, in: object)) }
+        box?.set(newValue)
     }
 
-    /// The stored property this wrapper of `object` holds, found through
-    /// its box: named when the object was added or the accessor made,
-    /// found among the object's boxes otherwise (an unmanaged object
-    /// traced for a key path), and remembered.
-    func property(in object: Object) -> Int {
+    /// The stored property of `object` whose wrapper holds `box`: named
+    /// when the object was added or the accessor made, found among the
+    /// object's boxes otherwise (an unmanaged object traced for a key
+    /// path), and remembered.
+    static func property(of box: UnmanagedBox<T>?, in object: Object) -> Int {
         guard let box else {
             preconditionFailure("A @Persisted wrapper of a managed \(Swift.type(of: object)) knows neither its property nor its box")
         }
