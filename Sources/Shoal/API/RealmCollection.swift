@@ -36,6 +36,9 @@ protocol RealmCollectionImpl<Element>: RealmCollection {
     var managedInstance: RealmInstance? { get }
     /// The current elements in stored form (managed collections only).
     func storedElements() -> [Value]
+    /// The current elements as ``StoredElements``: the keys alone where
+    /// they are objects of one table (managed collections only).
+    func storedObjectsOrValues() -> StoredElements
     /// The elements of an unmanaged collection.
     var unmanagedElements: [Element] { get }
     /// A description of what the collection is, for ``description``.
@@ -65,12 +68,17 @@ extension RealmCollection {
     }
     var managedInstance: RealmInstance? { impl.managedInstance }
     func storedElements() -> [Value] { impl.storedElements() }
+    func storedObjectsOrValues() -> StoredElements { impl.storedObjectsOrValues() }
     var unmanagedElements: [Element] { impl.unmanagedElements }
     var kindName: String { impl.kindName }
     var resultsBase: (instance: RealmInstance, table: TableKey, source: ResultsSource)? { impl.resultsBase }
 }
 
 extension RealmCollectionImpl {
+    /// The elements as values: collections other than ``Results`` hold
+    /// them so.
+    func storedObjectsOrValues() -> StoredElements { .values(storedElements()) }
+
     /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
     /// The position after the last element: ``count``.
@@ -83,7 +91,7 @@ extension RealmCollectionImpl {
     /// ```
     public var count: Int {
         guard managedInstance != nil else { return unmanagedElements.count }
-        return storedElements().count
+        return storedObjectsOrValues().count
     }
 
     /// The element at `position`.
@@ -99,9 +107,9 @@ extension RealmCollectionImpl {
             checkIndex(position, unmanagedElements.count)
             return unmanagedElements[position]
         }
-        let values = storedElements()
-        checkIndex(position, values.count)
-        return Element.fromValue(values[position], instance)
+        let elements = storedObjectsOrValues()
+        checkIndex(position, elements.count)
+        return Element.fromValue(elements[position], instance)
     }
 
     /// The Realm managing the collection, or `nil` when it is unmanaged.
@@ -156,8 +164,8 @@ extension RealmCollectionImpl {
 
     /// Iterates the elements as they were when iteration began.
     public func makeIterator() -> RealmCollectionIterator<Element> {
-        guard let instance = managedInstance else { return RealmCollectionIterator(values: [], elements: unmanagedElements, instance: nil) }
-        return RealmCollectionIterator(values: storedElements(), elements: [], instance: instance)
+        guard let instance = managedInstance else { return RealmCollectionIterator(unmanaged: unmanagedElements) }
+        return RealmCollectionIterator(stored: storedObjectsOrValues(), instance: instance)
     }
 
     /// The elements in Realm's format (see `RealmDescription`).
@@ -183,13 +191,21 @@ extension RealmCollectionImpl {
 /// element, or its `ObjectIdentifier`, can then follow it to the next
 /// object: keep a strong reference, or compare objects with `==`.
 public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorProtocol {
+    /// The elements as stored values, when they are not ``keys``.
     let values: [Value]
+    /// The elements, objects of ``keyTable``, by key: what a query or a
+    /// whole table gives, iterated with no `Value` per element.
+    let keys: [ObjectKey]
+    let keyTable: TableKey
+    let usesKeys: Bool
     let elements: [Element]
     let instance: RealmInstance?
     var position = 0
     /// Each table's plan (which says whether its accessors may be reused),
     /// when elements are objects; `nil` otherwise.
     private let plans: [TablePlan]?
+    /// Whether ``keyTable``'s accessors may be reused.
+    private let keysReusable: Bool
     /// The accessor last handed out, when its class allows reuse: if
     /// nothing else holds it when the next element is asked for (the loop
     /// body let it go), it is pointed at the next object instead of a new
@@ -198,11 +214,25 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
     /// variable, a closure) is never reused.
     private var lastAccessor: Object?
 
-    init(values: [Value], elements: [Element], instance: RealmInstance?) {
-        self.values = values
-        self.elements = elements
+    init(stored: StoredElements, instance: RealmInstance) {
+        switch stored {
+        case .objects(let table, let keys):
+            (values, self.keys, keyTable, usesKeys) = ([], keys, table, true)
+        case .values(let values):
+            (self.values, keys, keyTable, usesKeys) = (values, [], TableKey(0), false)
+        }
+        elements = []
         self.instance = instance
-        self.plans = instance != nil && Element.self is Object.Type ? instance!.coordinator.plans : nil
+        plans = Element.self is Object.Type ? instance.coordinator.plans : nil
+        keysReusable = usesKeys && plans?[keyTable.index].accessorsReusable == true
+    }
+
+    init(unmanaged elements: [Element]) {
+        (values, keys, keyTable, usesKeys) = ([], [], TableKey(0), false)
+        self.elements = elements
+        instance = nil
+        plans = nil
+        keysReusable = false
     }
 
     /// The next element.
@@ -234,11 +264,21 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
     @usableFromInline
     mutating func nextAccessor() -> AccessorStep {
         guard instance != nil else { return AccessorStep(object: nil, isEnd: false) }
-        guard position < values.count else { return AccessorStep(object: nil, isEnd: true) }
+        let link: Link
+        if usesKeys {
+            guard position < keys.count else { return AccessorStep(object: nil, isEnd: true) }
+            guard keysReusable else { return AccessorStep(object: nil, isEnd: false) }
+            link = Link(table: keyTable, key: keys[position])
+        } else {
+            guard position < values.count else { return AccessorStep(object: nil, isEnd: true) }
+            guard let plans, case .link(let found) = values[position], plans[found.table.index].accessorsReusable else {
+                return AccessorStep(object: nil, isEnd: false)
+            }
+            link = found
+        }
         // The uniqueness check first: it takes the iterator inout, and the
         // instance read after it needs no retain to outlive it.
-        guard isKnownUniquelyReferenced(&lastAccessor), let plans, case .link(let link) = values[position],
-            plans[link.table.index].accessorsReusable,
+        guard isKnownUniquelyReferenced(&lastAccessor),
             lastAccessor.unsafelyUnwrapped.repoint(to: link.table, link.key, in: instance.unsafelyUnwrapped)
         else { return AccessorStep(object: nil, isEnd: false) }
         position += 1
@@ -249,9 +289,9 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
     @usableFromInline
     mutating func nextElement() -> Element? {
         if let instance {
-            guard position < values.count else { return nil }
+            guard position < (usesKeys ? keys.count : values.count) else { return nil }
             defer { position += 1 }
-            let value = values[position]
+            let value: Value = usesKeys ? .link(Link(table: keyTable, key: keys[position])) : values[position]
             let element = Element.fromValue(value, instance)
             if let plans, case .link(let link) = value, plans[link.table.index].accessorsReusable {
                 lastAccessor = unsafeDowncast(unsafeBitCast(element, to: AnyObject.self), to: Object.self)
@@ -261,5 +301,34 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
         guard position < elements.count else { return nil }
         defer { position += 1 }
         return elements[position]
+    }
+}
+
+/// A managed collection's elements in stored form: the keys of objects of
+/// one table (a whole table, or a query on one, unsorted), or values.
+enum StoredElements {
+    case objects(TableKey, [ObjectKey])
+    case values([Value])
+
+    var count: Int {
+        switch self {
+        case .objects(_, let keys): keys.count
+        case .values(let values): values.count
+        }
+    }
+
+    subscript(position: Int) -> Value {
+        switch self {
+        case .objects(let table, let keys): .link(Link(table: table, key: keys[position]))
+        case .values(let values): values[position]
+        }
+    }
+
+    /// The elements as values.
+    var values: [Value] {
+        switch self {
+        case .objects(let table, let keys): keys.map { .link(Link(table: table, key: $0)) }
+        case .values(let values): values
+        }
     }
 }

@@ -55,12 +55,16 @@ public struct Results<Element: RealmCollectionValue>: RealmCollectionImpl, @unch
     var resultsBase: (instance: RealmInstance, table: TableKey, source: ResultsSource)? { (instance, table, source) }
 
     func storedElements() -> [Value] {
+        storedObjectsOrValues().values
+    }
+
+    func storedObjectsOrValues() -> StoredElements {
         instance.verifyThread()
         if generation != instance.generation {
             shoalPrecondition(ShoalError(.objectInvalidated, "Access to invalidated Results objects"))
         }
         let state = instance.stateVersion
-        return cache.values(for: state) { source.evaluate(table: table, snapshot: instance.current) }
+        return cache.elements(for: state) { source.evaluateElements(table: table, snapshot: instance.current) }
     }
 
     /// The number of objects. O(1) for all objects of a class.
@@ -101,16 +105,16 @@ final class ResultsCache: @unchecked Sendable {
     // Safe because: `entry` is only reached inside `withEntry`, under `busy`.
     private struct Entry {
         var state: (UInt64, Int)
-        var values: [Value]
+        var elements: StoredElements
     }
     private let busy = Atomic<Bool>(false)
     private var entry: Entry?
 
-    func values(for state: (UInt64, Int), compute: () -> [Value]) -> [Value] {
-        if let hit = withEntry({ $0 }), hit.state == state { return hit.values }
-        let values = compute()
-        withEntry { $0 = Entry(state: state, values: values) }
-        return values
+    func elements(for state: (UInt64, Int), compute: () -> StoredElements) -> StoredElements {
+        if let hit = withEntry({ $0 }), hit.state == state { return hit.elements }
+        let elements = compute()
+        withEntry { $0 = Entry(state: state, elements: elements) }
+        return elements
     }
 
     private func withEntry<R>(_ body: (inout Entry?) -> R) -> R {

@@ -45,6 +45,21 @@ indirect enum ResultsSource {
         return .query(base, descriptor)
     }
 
+    /// The elements evaluated on `snapshot`, as keys where they are the
+    /// objects of `table` in table order (the table, or a query on it with
+    /// no sort or distinct), else as values.
+    func evaluateElements(table: TableKey, snapshot: Snapshot) -> StoredElements {
+        switch self {
+        case .table:
+            return .objects(table, snapshot.tables[table.index].liveKeys)
+        case .query(.table, let descriptor) where descriptor.ordering.isEmpty:
+            guard let predicate = descriptor.predicate else { return .objects(table, snapshot.tables[table.index].liveKeys) }
+            return .objects(table, QueryPlan(table: table, predicate: predicate, snapshot: snapshot).run(on: snapshot))
+        default:
+            return .values(evaluate(table: table, snapshot: snapshot))
+        }
+    }
+
     /// The elements in stored form, evaluated on `snapshot`.
     func evaluate(table: TableKey, snapshot: Snapshot, useIndexes: Bool = true) -> [Value] {
         switch self {
