@@ -151,6 +151,12 @@ final class RealmInstance {
     }
 
     func verifyThread() {
+        // The common case first, with no existential or token copied.
+        if actor == nil && queueToken == nil {
+            if isFrozen || pthread_equal(thread, pthread_self()) != 0 { return }
+            shoalPrecondition(ShoalError(.wrongThread, "Realm accessed from incorrect thread.",
+                context: ["path": coordinator.identifier]))
+        }
         if let actor {
             actor.preconditionIsolated("Realm accessed from incorrect thread: it is confined to an actor.")
             return
@@ -160,11 +166,6 @@ final class RealmInstance {
                 shoalPrecondition(ShoalError(.wrongThread, "Realm accessed from incorrect thread.",
                     context: ["path": coordinator.identifier, "queue": queue?.label ?? ""]))
             }
-            return
-        }
-        if !isFrozen && pthread_equal(thread, pthread_self()) == 0 {
-            shoalPrecondition(ShoalError(.wrongThread, "Realm accessed from incorrect thread.",
-                context: ["path": coordinator.identifier]))
         }
     }
 

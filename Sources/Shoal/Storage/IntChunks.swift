@@ -112,6 +112,34 @@ struct IntChunks: RandomAccessCollection, Sendable {
             }
         }
 
+        /// Calls `body` with values `first` through `last` in order, in a
+        /// loop typed by the leaf's width, until it returns `false`;
+        /// returns whether it never did.
+        func forEach(from first: Int, through last: Int, _ body: (Int64) -> Bool) -> Bool {
+            func offsets<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) -> Bool {
+                packed.withUnsafeBytes { raw in
+                    for j in first...last {
+                        let offset = raw.load(fromByteOffset: j &* MemoryLayout<T>.size, as: T.self)
+                        if !body(base &+ Int64(bitPattern: UInt64(offset))) { return false }
+                    }
+                    return true
+                }
+            }
+            switch width {
+            case 8:
+                return wide.withUnsafeBufferPointer { values in
+                    for j in first...last where !body(values[j]) { return false }
+                    return true
+                }
+            case 0:
+                for _ in first...last where !body(base) { return false }
+                return true
+            case 1: return offsets(UInt8.self)
+            case 2: return offsets(UInt16.self)
+            default: return offsets(UInt32.self)
+            }
+        }
+
         /// The least and the greatest value (`nil` for no values), in one
         /// typed pass over the offsets: what a decoder checks a leaf's range with.
         var bounds: (least: Int64, most: Int64)? {
@@ -312,6 +340,18 @@ struct IntChunks: RandomAccessCollection, Sendable {
     func chunk(containing i: Int) -> (base: Int, elements: ContiguousArray<Int64>) {
         precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
         return (i & ~Self.mask, leaves[i &>> Self.bits].unpacked)
+    }
+
+    /// Calls `body` with values `first` through `last` (within the
+    /// chunks) in order, leaf by leaf, until it returns `false`.
+    func forEach(from first: Int, through last: Int, _ body: (Int64) -> Bool) {
+        var i = first
+        while i <= last {
+            let leaf = i &>> Self.bits
+            let start = leaf &<< Self.bits
+            guard leaves[leaf].forEach(from: i &- start, through: Swift.min(last &- start, Self.mask), body) else { return }
+            i = start &+ Self.width
+        }
     }
 
     /// Calls `body` with each leaf's values and the index of its first value.

@@ -353,10 +353,7 @@ struct DenseKeys: Sendable {
     /// Calls `body` with the object of each held slot from `first` through
     /// `last` (both within the map), in order, until it returns `false`.
     func forEachObject(from first: Int, through last: Int, _ body: (ObjectKey) -> Bool) {
-        for i in first...last {
-            let v = slots[i]
-            if v != 0, !body(ObjectKey(v - 1)) { return }
-        }
+        slots.forEach(from: first, through: last) { v in v == 0 || body(ObjectKey(v - 1)) }
     }
 
     /// Sets the object of `key`, for an index of `keys` keys; `false` when

@@ -27,6 +27,18 @@ import Testing
             scanned += leaf
         }
         #expect(scanned == model, "\(context)")
+        // Ranges within and across leaves, stopped early or not.
+        if !model.isEmpty {
+            for (first, last) in [(0, model.count - 1), (model.count / 3, model.count / 3 + Self.width + 5), (model.count - 1, model.count - 1)] {
+                let last = min(last, model.count - 1)
+                var read: [Int64] = []
+                chunks.forEach(from: first, through: last) { read.append($0); return true }
+                #expect(read == Array(model[first...last]), "\(context) \(first)...\(last)")
+                var stopped: [Int64] = []
+                chunks.forEach(from: first, through: last) { stopped.append($0); return stopped.count < 3 }
+                #expect(stopped == Array(model[first...last].prefix(3)), "\(context) \(first)...\(last), stopped")
+            }
+        }
         if !model.isEmpty {
             let i = model.count / 2
             let (base, leaf) = chunks.chunk(containing: i)
