@@ -18,7 +18,9 @@ import Foundation
 public struct Persisted<T: PersistableValue> {
     /// The value of an unmanaged object's property. Shared by every copy of
     /// the wrapper (reflection hands out copies), so a value set through a
-    /// copy is seen by the object. Managed accessors have none.
+    /// copy is seen by the object. Managed accessors have none, but for a
+    /// class whose wrapper offsets were not confirmed, whose wrappers learn
+    /// their property through it (``AnyUnmanagedBox/property``).
     @usableFromInline let box: UnmanagedBox<T>?
     let isPrimaryKey: Bool
     let isIndexed: Bool
@@ -256,14 +258,14 @@ extension Persisted: Decodable where T: Decodable {
 
 /// Marks the construction of a managed accessor, so that its `@Persisted`
 /// wrappers know their object (used only for `Codable`), and make no
-/// unmanaged box.
+/// unmanaged box (unless their class's wrapper offsets were not confirmed).
 ///
 /// A thread-specific pointer rather than a task-local: an accessor is
 /// constructed synchronously, on one thread, and every wrapper of every
 /// accessor reads this, where a task-local read (which looks for the
 /// current task first) was a tenth of the time of iterating a `Results`.
 enum AccessorConstruction {
-    /// The thread's pointer to the ref of the accessor being constructed.
+    /// The thread's pointer to the ``Construction`` under way.
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key, nil)

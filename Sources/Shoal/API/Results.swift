@@ -55,22 +55,27 @@ public struct Results<Element: RealmCollectionValue>: RealmCollectionImpl, @unch
     var resultsBase: (instance: RealmInstance, table: TableKey, source: ResultsSource)? { (instance, table, source) }
 
     func storedElements() -> [Value] {
-        storedObjectsOrValues().values
+        checkUsable()
+        return cache.values(for: instance.stateVersion) { source.evaluateElements(table: table, snapshot: instance.current) }
     }
 
     func storedObjectsOrValues() -> StoredElements {
+        checkUsable()
+        return cache.elements(for: instance.stateVersion) { source.evaluateElements(table: table, snapshot: instance.current) }
+    }
+
+    /// Stops when used from the wrong thread or after the Realm was invalidated.
+    private func checkUsable() {
         instance.verifyThread()
         if generation != instance.generation {
             shoalPrecondition(ShoalError(.objectInvalidated, "Access to invalidated Results objects"))
         }
-        let state = instance.stateVersion
-        return cache.elements(for: state) { source.evaluateElements(table: table, snapshot: instance.current) }
     }
 
     /// The number of objects. O(1) for all objects of a class.
     public var count: Int {
         instance.verifyThread()
-        guard case .table = source else { return storedElements().count }
+        guard case .table = source else { return storedObjectsOrValues().count }
         if generation != instance.generation {
             shoalPrecondition(ShoalError(.objectInvalidated, "Access to invalidated Results objects"))
         }
@@ -106,15 +111,30 @@ final class ResultsCache: @unchecked Sendable {
     private struct Entry {
         var state: (UInt64, Int)
         var elements: StoredElements
+        /// ``elements`` as values, once asked for.
+        var values: [Value]?
     }
     private let busy = Atomic<Bool>(false)
     private var entry: Entry?
 
     func elements(for state: (UInt64, Int), compute: () -> StoredElements) -> StoredElements {
-        if let hit = withEntry({ $0 }), hit.state == state { return hit.elements }
-        let elements = compute()
-        withEntry { $0 = Entry(state: state, elements: elements) }
-        return elements
+        entry(for: state, compute: compute).elements
+    }
+
+    /// The elements as values: made from the keys once per state, and kept.
+    func values(for state: (UInt64, Int), compute: () -> StoredElements) -> [Value] {
+        let found = entry(for: state, compute: compute)
+        if let values = found.values { return values }
+        let values = found.elements.values
+        withEntry { if let current = $0, current.state == state { $0?.values = values } }
+        return values
+    }
+
+    private func entry(for state: (UInt64, Int), compute: () -> StoredElements) -> Entry {
+        if let hit = withEntry({ $0 }), hit.state == state { return hit }
+        let made = Entry(state: state, elements: compute())
+        withEntry { $0 = made }
+        return made
     }
 
     private func withEntry<R>(_ body: (inout Entry?) -> R) -> R {

@@ -110,16 +110,17 @@ struct PredicateArguments {
     private func convert(_ index: Int, for specifier: FormatSpecifier, at token: PredicateToken)
         throws(PredicateFormatError) -> PredicateArgument
     {
-        // The commonest arguments first, by concrete casts: the checks
+        // The commonest arguments first, by their exact type: the checks
         // against `any BinaryInteger` and the optional and sequence
         // protocols below look up conformances at run time, which cost more
-        // than parsing the whole format.
-        switch arguments[index] {
-        case let value as Int where specifier != .floatingPoint: return .scalar(.int(Int64(value)))
-        case let value as Double where specifier != .integer: return .scalar(.double(value))
-        case let value as String where specifier == .object: return .scalar(.string(value))
-        default: break
-        }
+        // than parsing the whole format. (Not by casts: `as Int` also takes
+        // an `NSNumber`, a boolean one included, which the path below
+        // converts by its kind.)
+        let given = arguments[index]
+        let type = Swift.type(of: given)
+        if type == Int.self, specifier != .floatingPoint { return .scalar(.int(Int64(given as! Int))) }
+        if type == Double.self, specifier != .integer { return .scalar(.double(given as! Double)) }
+        if type == String.self, specifier == .object { return .scalar(.string(given as! String)) }
         let argument = Self.unwrap(arguments[index])
         let ok: Bool
         switch specifier {

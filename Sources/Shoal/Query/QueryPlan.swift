@@ -7,7 +7,9 @@
 /// - Ranges (`<`, `<=`, `>`, `>=`, `BETWEEN`) on the primary key or an
 ///   `indexed: true` property take the entries between the bounds from its
 ///   index, which is ordered (``SortedTree``); their objects are the
-///   candidates, and the range is tested on them again. Only where
+///   candidates, and the range is tested on them again, unless integers
+///   are compared with integers, where the entries are exactly the
+///   matches. Only where
 ///   `Value.compare` orders the values as the comparison's own matcher does:
 ///   no `[c]` or `[d]`, a property of one type (not `AnyRealmValue`), and
 ///   constants that are neither null nor NaN (an `Int` property may be

@@ -110,7 +110,8 @@ enum ClassRegistry {
     }
 
     /// The unmanaged box of the `@Persisted` wrapper at field `offset` of
-    /// `object` (its first field), or `nil` for a managed accessor's wrapper.
+    /// `object` (its first field), or `nil` for the wrapper of a managed
+    /// accessor of a class whose offsets were confirmed.
     static func boxObject(at offset: Int, in object: Object) -> AnyObject? {
         withExtendedLifetime(object) { (Unmanaged.passUnretained(object).toOpaque() + offset).load(as: AnyObject?.self) }
     }
@@ -118,7 +119,12 @@ enum ClassRegistry {
     /// Where a `@Persisted` wrapper holds ``Persisted/managedProperty``:
     /// the same for every value type, since no field's layout depends on it
     /// (the box is a class reference).
-    static let managedPropertyOffset = MemoryLayout<Persisted<Int>>.offset(of: \Persisted<Int>.managedProperty)
+    static let managedPropertyOffset: Int = {
+        guard let offset = MemoryLayout<Persisted<Int>>.offset(of: \Persisted<Int>.managedProperty) else {
+            preconditionFailure("Persisted.managedProperty has no fixed offset")
+        }
+        return offset
+    }()
 
     /// Tells each `@Persisted` wrapper of `object`, a managed accessor just
     /// made or an object just added, which stored property it reads, so
@@ -127,7 +133,8 @@ enum ClassRegistry {
     /// ``ClassInfo/confirmedOffsets``, by schema index; without them each
     /// wrapper's box is told instead (``AnyUnmanagedBox/property``).
     static func markManaged(_ object: Object, offsets: [Int]?) {
-        guard let offsets, let field = managedPropertyOffset else {
+        let field = managedPropertyOffset
+        guard let offsets else {
             for (property, box) in unmanagedBoxes(of: object).enumerated() { box?.property = property }
             return
         }

@@ -235,7 +235,7 @@ struct PrimaryIndex: Sendable, Sequence {
         if lower == nil, nullKey != nil { return nil }
         var keys: [ObjectKey] = []
         guard low <= high else { return keys }
-        keys.reserveCapacity(Int(Swift.min(high - low + 1, Int64(limit) + 1)))
+        keys.reserveCapacity(Int(Swift.min(high &- low, Int64(Swift.min(limit, Int(Int32.max)))) &+ 1))
         dense.forEachObject(from: Int(low - dense.base), through: Int(high - dense.base)) { key in
             keys.append(key)
             return keys.count <= limit

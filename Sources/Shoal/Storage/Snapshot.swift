@@ -42,36 +42,14 @@ struct Snapshot: Sendable {
         withTable(table) { $0.pointee.scalars.withUnsafeBufferPointer { Column.value($0.baseAddress! + property, key.slot) } }
     }
 
-    /// The UTF-8 of a string property of a live object, in place, when its
-    /// column holds strings and the value is not null (else `nil`): valid
-    /// only while this snapshot is alive and unchanged. The pointers are
-    /// taken out of each closure, so that no array is retained on the way
-    /// (see ``ByteChunks/unsafeBytes(_:)``).
-    @inline(__always)
-    func unsafeStringBytes(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> UnsafeRawBufferPointer? {
-        Column.unsafeStringBytes(unsafeColumn(table, property), key.slot)
-    }
-
-    /// The string of a coded string column's slot, in place (see
-    /// ``Column/codedString(_:_:)``); `nil` for another column or a null.
-    func codedString(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> String? {
-        Column.codedString(unsafeColumn(table, property), key.slot)
-    }
-
-    /// The address of a column of table `table`, taken out of the arrays'
-    /// closures: valid only while this snapshot is alive and unchanged.
-    @inline(__always)
-    private func unsafeColumn(_ table: TableKey, _ property: Int) -> UnsafePointer<Column> {
-        let t = tables.withUnsafeBufferPointer { $0.baseAddress! + table.index }
-        return t.pointee.scalars.withUnsafeBufferPointer { $0.baseAddress! + property }
-    }
-
     // MARK: Reads through a pointer
     //
     // For a snapshot held behind a pointer (``RealmInstance``'s): a method
     // called on the `pointee` of a snapshot is passed its fields one by
     // one, each copied (a retain per table array and schema field); these
-    // read the fields in place.
+    // read the fields in place. A string property is read through
+    // ``unsafeColumn(_:_:_:)`` and ``Column/codedString(_:_:)`` or
+    // ``Column/unsafeStringBytes(_:_:)``.
 
     /// The address of a column of table `table` of the snapshot at
     /// `snapshot`: valid only while that snapshot is alive and unchanged.

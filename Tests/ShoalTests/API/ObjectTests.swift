@@ -6,30 +6,30 @@ import Testing
 @Suite struct ObjectTests {
     @Test("without confirmed wrapper offsets, accessors and added objects find their properties through their boxes")
     func wrappersWithoutOffsetsUseTheirBoxes() throws {
-        let realm = try makeRealm(types: [KeyPathProbe.self])
-        try realm.write { realm.add(KeyPathProbe(value: ["id": 1, "name": "Rex", "count": 3])) }
+        let realm = try makeRealm(types: [WrapperProbe.self])
+        try realm.write { realm.add(WrapperProbe(value: ["id": 1, "name": "Rex", "count": 3])) }
         let instance = realm.instance
-        let stored = try #require(realm.object(ofType: KeyPathProbe.self, forPrimaryKey: 1)?.ref)
-        let accessor = try #require(RealmInstance.accessor(of: KeyPathProbe.self, stored, offsets: nil) as? KeyPathProbe)
+        let stored = try #require(realm.object(ofType: WrapperProbe.self, forPrimaryKey: 1)?.ref)
+        let accessor = try #require(RealmInstance.accessor(of: WrapperProbe.self, stored, offsets: nil) as? WrapperProbe)
         #expect(ClassRegistry.unmanagedBoxes(of: accessor).map { $0?.property } == [0, 1, 2])
         #expect(accessor.id == 1 && accessor.name == "Rex" && accessor.count == 3)
         try realm.write { accessor.name = "Max" }
-        #expect(realm.object(ofType: KeyPathProbe.self, forPrimaryKey: 1)?.name == "Max")
+        #expect(realm.object(ofType: WrapperProbe.self, forPrimaryKey: 1)?.name == "Max")
         // An unmanaged object made managed the same way.
-        let added = KeyPathProbe()
+        let added = WrapperProbe()
         try realm.write {
             added.id = 2; added.count = 7
             added.ref = ObjectRef(realm: instance, table: stored.table,
-                key: try #require(realm.object(ofType: KeyPathProbe.self, forPrimaryKey: 1)?.ref?.key), generation: instance.generation)
+                key: try #require(realm.object(ofType: WrapperProbe.self, forPrimaryKey: 1)?.ref?.key), generation: instance.generation)
             ClassRegistry.markManaged(added, offsets: nil)
             #expect(added.name == "Max" && added.count == 3)
             added.count = 9
         }
-        #expect(realm.object(ofType: KeyPathProbe.self, forPrimaryKey: 1)?.count == 9)
+        #expect(realm.object(ofType: WrapperProbe.self, forPrimaryKey: 1)?.count == 9)
     }
 
     @Test("on many threads at once, every property of two classes reads its own value")
-    func keyPathCacheAcrossThreads() throws {
+    func propertiesAcrossThreads() throws {
         let realm = try makeRealm()
         try realm.write {
             for i in 0..<20 {
@@ -282,7 +282,7 @@ import Testing
 }
 
 /// Used only by the key path cache test.
-final class KeyPathProbe: Object {
+final class WrapperProbe: Object {
     @Persisted(primaryKey: true) var id: Int
     @Persisted var name: String
     @Persisted var count: Int

@@ -192,6 +192,10 @@ import Testing
         _ = dogs.count
         _ = dogs[0]
         #expect(first != nil && keys() == first)
+        // Their values, made from the keys, are kept too.
+        let values = dogs.storedElements()
+        _ = dogs.count
+        #expect(dogs.storedElements().withUnsafeBufferPointer { $0.baseAddress } == values.withUnsafeBufferPointer { $0.baseAddress })
         try realm.write { realm.create(Dog.self, value: ["id": 99, "age": 5]) }
         #expect(dogs.count == 5)
     }

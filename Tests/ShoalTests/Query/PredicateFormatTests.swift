@@ -79,7 +79,7 @@ extension QueryTests {
                 (Int64.min, .int(.min)), (UInt8(8), .int(8)), (UInt16(16), .int(16)), (UInt32.max, .int(4_294_967_295)),
                 (UInt(7), .int(7)), (UInt64(Int64.max), .int(.max)),
                 (2.5, .double(2.5)), (Float(1.25), .float(1.25)), (CGFloat(0.5), .double(0.5)),
-                (true, .bool(true)), (false, .bool(false)),
+                (true, .bool(true)), (false, .bool(false)), (NSNumber(value: true), .bool(true)), (NSNumber(value: false), .bool(false)),
                 ("text", .string("text")), ("a b c".dropFirst(2), .string("b c")),
                 (Date(timeIntervalSince1970: 1_000), .date(Date(timeIntervalSince1970: 1_000))),
                 (Data([1, 2, 3]), .data(Data([1, 2, 3]))),
