@@ -16,14 +16,16 @@ extension Int64: SortedTreeKey {
 /// is held as `Value` keys.
 ///
 /// Integer keys that are dense (the usual `id`s counted up from some
-/// number) are also held in a direct map (``DenseKeys``): a look-up is then
-/// one load from a packed leaf, where a descent of the tree reads three
-/// arrays a level, each a cache miss in a large table. The map is kept
-/// while it spans at most twice as many keys as the index holds, plus a
-/// leaf; it is made when the first key goes into an empty index or by a
-/// bulk merge into an empty one, extended by later keys and merges, and
-/// dropped (the tree answering alone, until the index is empty again) when
-/// a key falls below its base or beyond that span, or a merge clashes.
+/// number) are held in a direct map (``DenseKeys``) instead of the tree: a
+/// look-up is then one load from a packed leaf, where a descent of the
+/// tree reads three arrays a level, each a cache miss in a large table,
+/// and the index takes a packed slot a key rather than a tree's entry.
+/// The map is kept while it spans at most twice as many keys as the index
+/// holds, plus a leaf; it is made when the first key goes into an empty
+/// index or by a bulk merge into an empty one, extended by later keys and
+/// merges, and turned into the tree (which answers alone from then on,
+/// until the index is empty again) when a key falls below its base or
+/// beyond that span, or a merge would clash.
 ///
 /// The interface speaks `Value`, the currency of change records and
 /// predicates. A value of another kind looked up in a typed index finds the
@@ -35,16 +37,21 @@ struct PrimaryIndex: Sendable, Sequence {
     typealias Element = (key: Value, payload: ObjectKey)
     typealias Bound = TreeBound<Value>
 
-    /// Whether the keys are held as integers (``integers`` and ``nullKey``).
+    /// Whether the keys are held as integers (``integers`` or ``dense``,
+    /// and ``nullKey``).
     private(set) var isTyped: Bool
-    /// The integer keys of a typed index.
+    /// The integer keys of a typed index, unless ``dense`` holds them
+    /// (then it is empty).
     private var integers = SortedTree<Int64, ObjectKey>()
     /// The object whose key is null, in a typed index.
     private var nullKey: ObjectKey?
     /// The keys of an untyped index.
     private var values = SortedTree<Value, ObjectKey>()
-    /// The integer keys again, by position, while they are dense.
+    /// The integer keys, by position, while they are dense.
     private var dense: DenseKeys?
+
+    /// The number of integer keys of a typed index.
+    private var integerCount: Int { dense?.held ?? integers.count }
 
     /// An empty index for the primary key `property`: typed for an `int` one.
     init(for property: Property) {
@@ -56,7 +63,7 @@ struct PrimaryIndex: Sendable, Sequence {
         isTyped = typed
     }
 
-    var count: Int { isTyped ? integers.count + (nullKey == nil ? 0 : 1) : values.count }
+    var count: Int { isTyped ? integerCount + (nullKey == nil ? 0 : 1) : values.count }
 
     /// Whether look-ups of integer keys go through the direct map.
     var hasDenseMap: Bool { dense != nil }
@@ -90,10 +97,13 @@ struct PrimaryIndex: Sendable, Sequence {
         if isTyped {
             switch key {
             case .int(let n):
-                if integers.isEmpty { dense = DenseKeys(base: n) }
-                let old = integers.updateValue(payload, forKey: n)
-                if dense != nil, !dense!.set(n, payload, keys: integers.count) { dense = nil }
-                return old
+                if integerCount == 0 { dense = DenseKeys(base: n) }
+                if dense != nil {
+                    let old = dense!.object(n)
+                    if dense!.set(n, payload, keys: dense!.held + (old == nil ? 1 : 0)) { return old }
+                    becomeTree()
+                }
+                return integers.updateValue(payload, forKey: n)
             case .null:
                 defer { nullKey = payload }
                 return nullKey
@@ -111,8 +121,12 @@ struct PrimaryIndex: Sendable, Sequence {
         guard isTyped else { return values.remove(key) }
         switch integerKey(key) {
         case .integer(let n):
+            if dense != nil {
+                guard let old = dense!.object(n) else { return nil }
+                if !dense!.clear(n) { becomeTree() }
+                return (.int(n), old)
+            }
             guard let removed = integers.remove(n) else { return nil }
-            if dense != nil, !dense!.clear(n, keys: integers.count) { dense = nil }
             return (.int(removed.key), removed.payload)
         case .null:
             defer { nullKey = nil }
@@ -159,17 +173,24 @@ struct PrimaryIndex: Sendable, Sequence {
             guard let found = values.merge(sorted.lazy.map { (Value.int($0.key), $0.payload) }), case .int(let n) = found.key else { return nil }
             return (n, found.payload)
         }
-        let wasEmpty = integers.isEmpty
-        let clash = integers.merge(sorted)
-        if clash != nil {
-            // (A batch refused for the clash; the tree answers alone.)
+        guard !sorted.isEmpty else { return nil }
+        // Into the map when it can take the whole batch with no clash: keys
+        // ascending strictly, none held yet, all within the span allowed.
+        if integerCount == 0 {
+            if let made = DenseKeys(sorted) {
+                dense = made
+                return nil
+            }
             dense = nil
-        } else if wasEmpty {
-            dense = DenseKeys(sorted)
-        } else if dense != nil, !dense!.set(contentsOf: sorted, keys: integers.count) {
-            dense = nil
+        } else if dense != nil {
+            if dense!.canTake(sorted) {
+                dense!.set(contentsOf: sorted)
+                return nil
+            }
+            // (A clash refuses the batch; the tree answers alone.)
+            becomeTree()
         }
-        return clash
+        return integers.merge(sorted)
     }
 
     /// Calls `body` with each entry from `lower` to `upper` (an end that is
@@ -193,6 +214,16 @@ struct PrimaryIndex: Sendable, Sequence {
         }
         if let low, let high {
             if lower == nil, let nullKey { guard try body(.null, nullKey) else { return } }
+            if let dense {
+                // Slot by slot: `body` may throw, which the leaf loop of
+                // ``DenseKeys/forEachEntry(from:to:_:)`` cannot pass on.
+                guard let slots = dense.slots(from: low, to: high) else { return }
+                for i in slots {
+                    let v = dense.slots[i]
+                    if v != 0 { guard try body(.int(dense.base &+ Int64(i)), ObjectKey(v - 1)) else { return } }
+                }
+                return
+            }
             try integers.forEach(from: low, to: high) { try body(.int($0), $1) }
             return
         }
@@ -216,74 +247,103 @@ struct PrimaryIndex: Sendable, Sequence {
     /// bound of a range), so ``forEach(from:to:_:)`` must walk the tree.
     func denseObjects(from lower: Bound?, to upper: Bound?, limit: Int) -> [ObjectKey]? {
         guard let dense else { return nil }
-        var low = dense.base
-        var high = dense.base &+ Int64(dense.slots.count) &- 1
+        let low: TreeBound<Int64>?
         switch lower?.key {
-        case nil: break
-        case .int(let n)?:
-            if lower!.isInclusive { low = Swift.max(low, n) } else if n == .max { return [] } else { low = Swift.max(low, n + 1) }
-        case .null? where !lower!.isInclusive: break
+        case nil: low = nil
+        case .int(let n)?: low = TreeBound(key: n, isInclusive: lower!.isInclusive)
+        case .null? where !lower!.isInclusive: low = nil
         default: return nil
         }
+        let high: TreeBound<Int64>?
         switch upper?.key {
-        case nil: break
-        case .int(let n)?:
-            if upper!.isInclusive { high = Swift.min(high, n) } else if n == .min { return [] } else { high = Swift.min(high, n - 1) }
+        case nil: high = nil
+        case .int(let n)?: high = TreeBound(key: n, isInclusive: upper!.isInclusive)
         default: return nil
         }
         // The null key sorts first: only an unbounded range holds it.
         if lower == nil, nullKey != nil { return nil }
         var keys: [ObjectKey] = []
-        guard low <= high else { return keys }
-        keys.reserveCapacity(Int(Swift.min(high &- low, Int64(Swift.min(limit, Int(Int32.max)))) &+ 1))
-        dense.forEachObject(from: Int(low - dense.base), through: Int(high - dense.base)) { key in
+        guard let slots = dense.slots(from: low, to: high) else { return keys }
+        keys.reserveCapacity(Swift.min(slots.count, Swift.min(limit, Int(Int32.max)) &+ 1))
+        dense.forEachObject(from: slots.lowerBound, through: slots.upperBound) { key in
             keys.append(key)
             return keys.count <= limit
         }
         return keys
     }
 
-    /// The first broken invariant of the tree holding the keys (or of the
-    /// direct map beside it, which must hold exactly the tree's entries), or `nil`.
+    /// The first broken invariant of the tree or the direct map holding
+    /// the keys (only one of them holds any), or `nil`.
     func invariantViolation() -> String? {
         guard isTyped else { return values.invariantViolation() }
         if let problem = integers.invariantViolation() { return problem }
         guard let dense else { return nil }
         let held = dense.slots.reduce(0) { $1 != 0 ? $0 + 1 : $0 }
-        guard held == integers.count, integers.allSatisfy({ dense.object($0.key) == $0.payload }) else {
-            return "the direct map of the primary keys holds \(held) entries, not the tree's \(integers.count)"
+        guard held == dense.held, integers.isEmpty else {
+            return "the direct map of the primary keys holds \(held) entries, counted \(dense.held), beside a tree of \(integers.count)"
         }
         return nil
     }
 
     func makeIterator() -> Iterator {
-        Iterator(null: isTyped ? nullKey : nil, integers: isTyped ? integers.makeIterator() : nil, values: isTyped ? nil : values.makeIterator())
+        Iterator(null: isTyped ? nullKey : nil, dense: isTyped ? dense : nil, integers: isTyped && dense == nil ? integers.makeIterator() : nil,
+            values: isTyped ? nil : values.makeIterator())
     }
 
     /// The entries in key order: a typed index's null key first.
     struct Iterator: IteratorProtocol {
         fileprivate var null: ObjectKey?
+        fileprivate var dense: DenseKeys?
+        fileprivate var slot = 0
         fileprivate var integers: SortedTree<Int64, ObjectKey>.Iterator?
         fileprivate var values: SortedTree<Value, ObjectKey>.Iterator?
+
+        fileprivate init(null: ObjectKey?, dense: DenseKeys?, integers: SortedTree<Int64, ObjectKey>.Iterator?,
+            values: SortedTree<Value, ObjectKey>.Iterator?)
+        {
+            (self.null, self.dense, self.integers, self.values) = (null, dense, integers, values)
+        }
 
         mutating func next() -> Element? {
             if let key = null {
                 null = nil
                 return (.null, key)
             }
+            if let dense {
+                while slot < dense.slots.count {
+                    defer { slot += 1 }
+                    let v = dense.slots[slot]
+                    if v != 0 { return (.int(dense.base &+ Int64(slot)), ObjectKey(v - 1)) }
+                }
+                return nil
+            }
             if integers != nil { return integers!.next().map { (.int($0.key), $0.payload) } }
             return values!.next()
         }
     }
 
+    /// Moves the direct map's keys into the tree, which holds them from
+    /// then on.
+    private mutating func becomeTree() {
+        guard let dense else { return }
+        var entries = ContiguousArray<(key: Int64, payload: ObjectKey)>()
+        entries.reserveCapacity(dense.held)
+        dense.forEachEntry(from: nil, to: nil) { key, object in
+            entries.append((key, object))
+            return true
+        }
+        self.dense = nil
+        integers = SortedTree(sorted: entries)
+    }
+
     /// Moves a typed index's entries into `Value` keys.
     private mutating func becomeUntyped() {
         guard isTyped else { return }
-        dense = nil
         var entries: [Element] = []
         entries.reserveCapacity(count)
         for entry in self { entries.append(entry) }
         isTyped = false
+        dense = nil
         integers = SortedTree()
         nullKey = nil
         values = SortedTree(sorted: entries)
@@ -310,19 +370,24 @@ struct PrimaryIndex: Sendable, Sequence {
             else { return .absent }
             return .integer(n)
         case .decimal:
-            return integers.first { Value.compare(.int($0.key), key) == .orderedSame }.map { .integer($0.key) } ?? .absent
+            return lazy.compactMap { entry -> Int64? in
+                guard case .int(let n) = entry.key, Value.compare(entry.key, key) == .orderedSame else { return nil }
+                return n
+            }.first.map { .integer($0) } ?? .absent
         default: return .absent
         }
     }
 }
 
 /// Integer primary keys by position: the object of key `base + i` (its
-/// key + 1, 0 for none) in slot `i` of packed, copy-on-write leaves. Kept
-/// by ``PrimaryIndex`` beside its tree while the keys are dense.
+/// key + 1, 0 for none) in slot `i` of packed, copy-on-write leaves. Held
+/// by ``PrimaryIndex`` instead of its tree while the keys are dense.
 struct DenseKeys: Sendable {
     /// The key of slot 0.
     private(set) var base: Int64
     private(set) var slots = IntChunks()
+    /// The number of keys held (slots not 0).
+    private(set) var held = 0
 
     /// The most slots a map of `keys` keys may span.
     static func limit(keys: Int) -> Int { 2 * keys + Chunks<Int64>.width }
@@ -331,13 +396,12 @@ struct DenseKeys: Sendable {
     init(base: Int64) { self.base = base }
 
     /// A map of `sorted` (ascending keys, at least one), or `nil` when the
-    /// keys are too sparse.
+    /// keys are too sparse or one repeats.
     init?(_ sorted: ContiguousArray<(key: Int64, payload: ObjectKey)>) {
-        guard let low = sorted.first?.key, let high = sorted.last?.key else { return nil }
-        let (span, overflow) = high.subtractingReportingOverflow(low)
-        guard !overflow, span < Int64(Self.limit(keys: sorted.count)) else { return nil }
+        guard let low = sorted.first?.key else { return nil }
         base = low
-        guard set(contentsOf: sorted, keys: sorted.count) else { return nil }
+        guard canTake(sorted) else { return nil }
+        set(contentsOf: sorted)
     }
 
     /// The object of `key`, if the map holds it.
@@ -356,8 +420,36 @@ struct DenseKeys: Sendable {
         slots.forEach(from: first, through: last) { v in v == 0 || body(ObjectKey(v - 1)) }
     }
 
+    /// Calls `body` with each held key and its object from `lower` to
+    /// `upper` (`nil` ends are open), in key order, until it returns `false`.
+    func forEachEntry(from lower: TreeBound<Int64>?, to upper: TreeBound<Int64>?, _ body: (Int64, ObjectKey) -> Bool) {
+        guard let range = slots(from: lower, to: upper) else { return }
+        var key = base &+ Int64(range.lowerBound)
+        slots.forEach(from: range.lowerBound, through: range.upperBound) { v in
+            defer { key &+= 1 }
+            return v == 0 || body(key, ObjectKey(v - 1))
+        }
+    }
+
+    /// The slots of the keys from `lower` to `upper` (`nil` ends are
+    /// open), or `nil` when none lies in the map.
+    func slots(from lower: TreeBound<Int64>?, to upper: TreeBound<Int64>?) -> ClosedRange<Int>? {
+        guard !slots.isEmpty else { return nil }
+        var low = base
+        var high = base &+ Int64(slots.count) &- 1
+        if let lower {
+            if lower.isInclusive { low = Swift.max(low, lower.key) } else if lower.key == .max { return nil } else { low = Swift.max(low, lower.key + 1) }
+        }
+        if let upper {
+            if upper.isInclusive { high = Swift.min(high, upper.key) } else if upper.key == .min { return nil } else { high = Swift.min(high, upper.key - 1) }
+        }
+        guard low <= high else { return nil }
+        return Int(low &- base)...Int(high &- base)
+    }
+
     /// Sets the object of `key`, for an index of `keys` keys; `false` when
-    /// the map cannot hold it (below the base, or past the span allowed).
+    /// the map cannot hold it (below the base, or past the span allowed),
+    /// and then nothing changed.
     mutating func set(_ key: Int64, _ payload: ObjectKey, keys: Int) -> Bool {
         guard key >= base else { return false }
         let (offset, overflow) = key.subtractingReportingOverflow(base)
@@ -366,32 +458,54 @@ struct DenseKeys: Sendable {
         if i >= slots.count {
             slots.append(repeating: 0, count: i - slots.count)
             slots.append(payload.rawValue + 1)
+            held += 1
         } else {
+            if slots[i] == 0 { held += 1 }
             slots[i] = payload.rawValue + 1
         }
         return true
     }
 
-    /// Sets the objects of `sorted` (ascending keys), for an index of `keys`
-    /// keys; `false` when the map cannot hold one of them.
-    mutating func set(contentsOf sorted: ContiguousArray<(key: Int64, payload: ObjectKey)>, keys: Int) -> Bool {
-        // Keys that continue the map with no gap (a loaded table's ids)
-        // go in a leaf at a time.
-        if let first = sorted.first, let last = sorted.last, first.key >= base,
-            first.key &- base == Int64(slots.count), last.key &- first.key == Int64(sorted.count - 1),
-            slots.count + sorted.count <= Self.limit(keys: keys)
-        {
-            slots.append(contentsOf: sorted.lazy.map { $0.payload.rawValue + 1 })
-            return true
+    /// Whether ``set(contentsOf:)`` can take `sorted` (ascending keys):
+    /// each key once, none held already, all within the span allowed.
+    func canTake(_ sorted: ContiguousArray<(key: Int64, payload: ObjectKey)>) -> Bool {
+        guard let first = sorted.first?.key, let last = sorted.last?.key, first >= base else { return sorted.isEmpty }
+        let (offset, overflow) = last.subtractingReportingOverflow(base)
+        guard !overflow, offset < Int64(Self.limit(keys: held + sorted.count)) else { return false }
+        var previous: Int64?
+        for entry in sorted {
+            if let previous, entry.key <= previous { return false }
+            previous = entry.key
+            if object(entry.key) != nil { return false }
         }
-        return sorted.allSatisfy { set($0.key, $0.payload, keys: keys) }
+        return true
     }
 
-    /// Clears the slot of `key`, for an index left with `keys` keys;
-    /// `false` when the map has become too sparse to keep.
-    mutating func clear(_ key: Int64, keys: Int) -> Bool {
+    /// Sets the objects of `sorted`, which ``canTake(_:)`` accepted.
+    mutating func set(contentsOf sorted: ContiguousArray<(key: Int64, payload: ObjectKey)>) {
+        // Keys that continue the map with no gap (a loaded table's ids)
+        // go in a leaf at a time.
+        if let first = sorted.first, let last = sorted.last,
+            first.key &- base == Int64(slots.count), last.key &- first.key == Int64(sorted.count - 1)
+        {
+            slots.append(contentsOf: sorted.lazy.map { $0.payload.rawValue + 1 })
+            held += sorted.count
+            return
+        }
+        for entry in sorted {
+            let accepted = set(entry.key, entry.payload, keys: held + sorted.count)
+            precondition(accepted, "a dense key map refused a key canTake accepted")
+        }
+    }
+
+    /// Clears the slot of `key`, if held; `false` when the map has become
+    /// too sparse to keep.
+    mutating func clear(_ key: Int64) -> Bool {
         let i = UInt64(bitPattern: key &- base)
-        if i < UInt64(slots.count) { slots[Int(i)] = 0 }
-        return slots.count <= Self.limit(keys: keys)
+        if i < UInt64(slots.count), slots[Int(i)] != 0 {
+            slots[Int(i)] = 0
+            held -= 1
+        }
+        return slots.count <= Self.limit(keys: held)
     }
 }

@@ -170,6 +170,40 @@ import Testing
         #expect(!below.hasDenseMap && below.object(forInteger: 4) == ObjectKey(1) && below.object(forInteger: 5) == ObjectKey(0))
     }
 
+    @Test("while dense the map alone holds the keys: counts, replacements, removals, iteration, ranges and the turn into a tree agree with a model")
+    func denseOnly() {
+        var index = PrimaryIndex(for: PrimaryIndexTests.intProperty)
+        var model: [Int64: ObjectKey] = [:]
+        var rng = SeededRandom(seed: 0xD0_5E)
+        // The least key first: the map's base (it is never removed).
+        index.updateValue(ObjectKey(99_999), forKey: .int(49))
+        model[49] = ObjectKey(99_999)
+        for step in 0..<3_000 {
+            let key = Int64(rng.next() % 700) + 50
+            if rng.next() % 4 == 0 {
+                let removed = index.remove(.int(key))
+                #expect(removed?.payload == model.removeValue(forKey: key), "step \(step)")
+            } else {
+                let payload = ObjectKey(Int64(step))
+                #expect(index.updateValue(payload, forKey: .int(key)) == model.updateValue(payload, forKey: key), "step \(step)")
+            }
+        }
+        #expect(index.hasDenseMap && index.invariantViolation() == nil)
+        #expect(index.count == model.count)
+        #expect(index.map { "\($0.key)=\($0.payload.rawValue)" } == model.sorted { $0.key < $1.key }.map { "\(Value.int($0.key))=\($0.value.rawValue)" })
+        var ranged: [Int64] = []
+        index.forEach(from: TreeBound(key: .int(100), isInclusive: false), to: TreeBound(key: .int(200), isInclusive: true)) { key, _ in
+            if case .int(let n) = key { ranged.append(n) }
+            return true
+        }
+        #expect(ranged == model.keys.filter { $0 > 100 && $0 <= 200 }.sorted())
+        // A key far past the span turns the map into the tree, which keeps every entry.
+        index.updateValue(ObjectKey(1), forKey: .int(10_000_000))
+        model[10_000_000] = ObjectKey(1)
+        #expect(!index.hasDenseMap && index.invariantViolation() == nil && index.count == model.count)
+        #expect(Self.agree(index, model, 0...800) && index.object(forInteger: 10_000_000) == ObjectKey(1))
+    }
+
     @Test("ranges read from the map give the tree's objects between any bounds, with gaps, at the extremes and up to a limit; a null key or a bound of another kind leaves them to the tree")
     func denseRanges() {
         var index = PrimaryIndex(for: PrimaryIndexTests.intProperty)
