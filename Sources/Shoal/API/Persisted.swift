@@ -93,7 +93,10 @@ public struct Persisted<T: PersistableValue> {
     }
 
     /// The unmanaged value, or the type's default (stored on first read).
-    var unmanagedValue: T { box?.current ?? T.persistedDefault() }
+    var unmanagedValue: T { Self.unmanagedValue(of: box) }
+
+    /// The value `box` holds, or the type's default (stored on first read).
+    static func unmanagedValue(of box: UnmanagedBox<T>?) -> T { box?.current ?? T.persistedDefault() }
 
     /// Unavailable: `@Persisted` works only on properties of ``Object``
     /// subclasses, which reach the value through their object.
@@ -173,7 +176,7 @@ public struct Persisted<T: PersistableValue> {
         if let tracer = KeyPathTracer.current, tracer.isTracing(object) {
             return tracer.record(Swift.type(of: object), property(of: box, in: object))
         }
-        return box?.current ?? T.persistedDefault()
+        return unmanagedValue(of: box)
     }
 
     /// Writes the property of `object` whose wrapper holds `box`, when the

@@ -74,11 +74,8 @@ public struct Results<Element: RealmCollectionValue>: RealmCollectionImpl, @unch
 
     /// The number of objects. O(1) for all objects of a class.
     public var count: Int {
-        instance.verifyThread()
         guard case .table = source else { return storedObjectsOrValues().count }
-        if generation != instance.generation {
-            shoalPrecondition(ShoalError(.objectInvalidated, "Access to invalidated Results objects"))
-        }
+        checkUsable()
         return instance.current.tables[table.index].count
     }
 

@@ -65,38 +65,8 @@ extension ChangeRecordCodec {
     /// highest code the slots use, then their codes. `written` is how many
     /// of the dictionary's strings the table's earlier runs wrote.
     static func encodeCodedStrings(_ column: Column, slots: Range<Int>, written: inout Int, into w: inout ByteWriter) {
-        encodeCodedStrings(ContiguousArray(slots.lazy.map { column.ints[$0] }), of: column.dictionary!, written: &written, into: &w)
-    }
-
-    /// Writes a plain string column's `slots` as coded strings (format
-    /// version 5), coding them into `dictionary` (the column's so far):
-    /// what compaction upgrades a column loaded plain with. `false`, with
-    /// nothing written, when `dictionary` fills (it is then left part
-    /// way: the caller drops it).
-    static func encodePlainAsCoded(
-        _ column: Column, slots: Range<Int>, dictionary: inout StringDictionary, written: inout Int, into w: inout ByteWriter
-    ) -> Bool {
-        var codes = ContiguousArray<Int64>()
-        codes.reserveCapacity(slots.count)
-        let full = withUnsafePointer(to: column) { column in
-            slots.contains { slot in
-                guard let bytes = Column.unsafeStringBytes(column, slot) else {
-                    codes.append(-1)
-                    return false
-                }
-                guard let code = dictionary.code(addingUTF8: bytes) else { return true }
-                codes.append(Int64(code))
-                return false
-            }
-        }
-        guard !full else { return false }
-        encodeCodedStrings(codes, of: dictionary, written: &written, into: &w)
-        return true
-    }
-
-    /// Writes `codes` into `dictionary` as coded strings, with the
-    /// dictionary's strings from `written` up to the highest code.
-    private static func encodeCodedStrings(_ codes: ContiguousArray<Int64>, of dictionary: StringDictionary, written: inout Int, into w: inout ByteWriter) {
+        let dictionary = column.dictionary!
+        let codes = ContiguousArray(slots.lazy.map { column.ints[$0] })
         let end = Swift.max(written, Int(codes.max() ?? -1) + 1)
         w.byte(ColumnKind.codedStrings.rawValue)
         w.varint(end - written)

@@ -163,11 +163,11 @@ enum SnapshotCodec {
         // The dictionary strings of each coded string column written so far.
         var written = [Int](repeating: 0, count: shapes.count)
         // A string property's column held plain (loaded from the log or an
-        // older version) is written coded while its distinct strings fit a
+        // older version) is written coded when its distinct strings fit a
         // dictionary: compaction upgrades it, and loading takes its codes.
-        var upgrading = [StringDictionary?](repeating: nil, count: shapes.count)
-        for p in shapes.indices where table.scalars[p].kind == .string && shapes[p].value.type == .string && shapes[p].collection == .none {
-            upgrading[p] = StringDictionary()
+        // One that does not fit is written plain, every run.
+        let columns = shapes.indices.map { p in
+            shapes[p].value.type == .string && shapes[p].collection == .none ? table.scalars[p].coded() ?? table.scalars[p] : table.scalars[p]
         }
         for run in runs {
             w.varint(run.lowerBound - end)
@@ -178,20 +178,13 @@ enum SnapshotCodec {
                     ChangeRecordCodec.encodeColumn(repeatElement(Value.null, count: run.count), into: &w)
                     continue
                 }
-                if table.scalars[p].kind == .codedString {
-                    ChangeRecordCodec.encodeCodedStrings(table.scalars[p], slots: run, written: &written[p], into: &w)
+                if columns[p].kind == .codedString {
+                    ChangeRecordCodec.encodeCodedStrings(columns[p], slots: run, written: &written[p], into: &w)
                     continue
                 }
-                if upgrading[p] != nil {
-                    if ChangeRecordCodec.encodePlainAsCoded(table.scalars[p], slots: run, dictionary: &upgrading[p]!, written: &written[p], into: &w) {
-                        continue
-                    }
-                    // Too many distinct strings: this run and the rest plain.
-                    upgrading[p] = nil
-                }
-                if ChangeRecordCodec.encodeTypedSnapshotColumn(table.scalars[p], slots: run, shape: shapes[p], into: &w) { continue }
+                if ChangeRecordCodec.encodeTypedSnapshotColumn(columns[p], slots: run, shape: shapes[p], into: &w) { continue }
                 buffer.removeAll(keepingCapacity: true)
-                table.scalars[p].forEachValue(in: run) { buffer.append($0) }
+                columns[p].forEachValue(in: run) { buffer.append($0) }
                 ChangeRecordCodec.encodeColumn(buffer, into: &w)
             }
             end = run.upperBound

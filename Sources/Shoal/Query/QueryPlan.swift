@@ -187,15 +187,10 @@ struct QueryPlan {
         var candidates = 0
         if let primary {
             var keys: [ObjectKey] = []
-            if let direct = primary.denseObjects(from: lower, to: upper, limit: limit) {
-                keys = direct
-                candidates = keys.count
-            } else {
-                primary.forEach(from: lower, to: upper) { _, key in
-                    keys.append(key)
-                    candidates += 1
-                    return candidates <= limit
-                }
+            primary.forEach(from: lower, to: upper) { _, key in
+                keys.append(key)
+                candidates += 1
+                return candidates <= limit
             }
             guard candidates <= limit else { return nil }
             // Ids counted up with the objects come in table order already.

@@ -51,20 +51,25 @@ indirect enum ResultsSource {
     func evaluateElements(table: TableKey, snapshot: Snapshot) -> StoredElements {
         switch self {
         case .table:
-            return .objects(table, snapshot.tables[table.index].liveKeys)
+            return .objects(table, Self.keys(table, matching: nil, snapshot: snapshot))
         case .query(.table, let descriptor) where descriptor.ordering.isEmpty:
-            guard let predicate = descriptor.predicate else { return .objects(table, snapshot.tables[table.index].liveKeys) }
-            return .objects(table, QueryPlan(table: table, predicate: predicate, snapshot: snapshot).run(on: snapshot))
+            return .objects(table, Self.keys(table, matching: descriptor.predicate, snapshot: snapshot))
         default:
             return .values(evaluate(table: table, snapshot: snapshot))
         }
+    }
+
+    /// The objects of `table` matching `predicate` (all with none), in table order.
+    private static func keys(_ table: TableKey, matching predicate: BoundPredicate?, snapshot: Snapshot, useIndexes: Bool = true) -> [ObjectKey] {
+        guard let predicate else { return snapshot.tables[table.index].liveKeys }
+        return QueryPlan(table: table, predicate: predicate, snapshot: snapshot, useIndexes: useIndexes).run(on: snapshot)
     }
 
     /// The elements in stored form, evaluated on `snapshot`.
     func evaluate(table: TableKey, snapshot: Snapshot, useIndexes: Bool = true) -> [Value] {
         switch self {
         case .table:
-            return snapshot.tables[table.index].liveKeys.map { .link(Link(table: table, key: $0)) }
+            return Self.keys(table, matching: nil, snapshot: snapshot).map { .link(Link(table: table, key: $0)) }
         case .collection(let owner, let index):
             guard snapshot.isAlive(owner.table, owner.key) else { return [] }
             let property = snapshot.schema[owner.table].properties[index]
@@ -89,8 +94,7 @@ indirect enum ResultsSource {
             var elements: [Value]
             if let predicate = descriptor.predicate {
                 if case .table = base {
-                    let plan = QueryPlan(table: table, predicate: predicate, snapshot: snapshot, useIndexes: useIndexes)
-                    elements = plan.run(on: snapshot).map { .link(Link(table: table, key: $0)) }
+                    elements = Self.keys(table, matching: predicate, snapshot: snapshot, useIndexes: useIndexes).map { .link(Link(table: table, key: $0)) }
                 } else {
                     let evaluator = QueryEvaluator(snapshot: snapshot)
                     let compiled = CompiledPredicate(predicate)

@@ -14,12 +14,9 @@ struct ClassInfo: @unchecked Sendable {
     let legacyLinkingObjects: [(label: String, property: Int)]
     /// For each property (by schema index), the byte offset of its
     /// `@Persisted` wrapper in an instance, whose first field is the
-    /// unmanaged value box; `nil` for a property declared without one
-    /// (legacy linking objects), and for all when the layout could not be
-    /// verified, and reflection is used instead.
-    let wrapperOffsets: [Int?]
-    /// Every property's wrapper offset (-1 for a property declared without
-    /// a wrapper), when reflection confirmed them all; `nil` otherwise.
+    /// unmanaged value box (-1 for a property declared without one: legacy
+    /// linking objects), when reflection confirmed them all; `nil`
+    /// otherwise, and reflection is used instead.
     let confirmedOffsets: [Int]?
     /// Whether a managed accessor of this class is nothing but its
     /// ``Object/ref`` and `@Persisted` wrappers that hold no state of their
@@ -73,7 +70,7 @@ enum ClassRegistry {
         // `defaults` lines up with the stored property indexes.
         return ClassInfo(type: type, schema: schema, defaults: defaults,
             legacyLinkingObjects: legacy.map { ($0.0, schema.indexByName[$0.1]!) },
-            wrapperOffsets: offsets, confirmedOffsets: confirmed,
+            confirmedOffsets: confirmed,
             accessorsReusable: onlyPersisted && legacy.isEmpty && !(type is any Encodable.Type))
     }
 

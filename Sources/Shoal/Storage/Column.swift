@@ -37,7 +37,7 @@ struct Column: Sendable {
         /// distinct strings, or when a run of plain strings is appended to
         /// it while it is empty (a log's or an older snapshot's leaves,
         /// taken as they are); a plain column stays plain in memory, and
-        /// compaction writes it coded while its strings fit a dictionary.
+        /// compaction writes it coded when its strings fit a dictionary.
         /// Reading a string then copies a `String` made once, with no UTF-8
         /// check; scans test each distinct string once; sorts order codes
         /// by rank.
@@ -317,27 +317,46 @@ struct Column: Sendable {
             dictionary = theirs
             return
         }
-        var translated = [Int32?](repeating: nil, count: theirs?.count ?? 0)
         withUnsafePointer(to: other) { other in
-            for i in 0..<other.pointee.count {
-                let mine: Int32?
-                if other.pointee.isNull(i) {
-                    mine = -1
-                } else if let theirs {
-                    let code = Int(other.pointee.ints[i])
-                    mine = translated[code] ?? dictionary!.code(adding: theirs.strings[code])
-                    translated[code] = mine
-                } else {
-                    mine = Column.unsafeStringBytes(other, i).flatMap { dictionary!.code(addingUTF8: $0) }
-                }
-                guard let mine else {
-                    becomePlain()
-                    for j in i..<other.pointee.count { put(Column.value(other, j), at: nil) }
-                    return
-                }
-                ints.append(Int64(mine))
-            }
+            guard let full = appendCodes(of: other) else { return }
+            becomePlain()
+            for j in full..<other.pointee.count { put(Column.value(other, j), at: nil) }
         }
+    }
+
+    /// Codes each value of `other`, a coded or plain string column, into
+    /// this coded one's dictionary (a coded column's a distinct code at a
+    /// time, a plain column's by its bytes as they lie), and appends the
+    /// codes. Returns the first value the dictionary had no room for
+    /// (then not appended, nor any after it), or `nil`.
+    private mutating func appendCodes(of other: UnsafePointer<Column>) -> Int? {
+        let theirs = other.pointee.dictionary
+        var translated = [Int32?](repeating: nil, count: theirs?.count ?? 0)
+        for i in 0..<other.pointee.count {
+            let mine: Int32?
+            if other.pointee.isNull(i) {
+                mine = -1
+            } else if let theirs {
+                let code = Int(other.pointee.ints[i])
+                mine = translated[code] ?? dictionary!.code(adding: theirs.strings[code])
+                translated[code] = mine
+            } else {
+                mine = Column.unsafeStringBytes(other, i).flatMap { dictionary!.code(addingUTF8: $0) }
+            }
+            guard let mine else { return i }
+            ints.append(Int64(mine))
+        }
+        return nil
+    }
+
+    /// This plain string column as a coded one, or `nil` when its distinct
+    /// strings do not fit a dictionary: what compaction writes a column
+    /// loaded plain (from a log or an older snapshot) as.
+    func coded() -> Column? {
+        guard kind == .string else { return nil }
+        var coded = Column(kind: .codedString)
+        let full = withUnsafePointer(to: self) { coded.appendCodes(of: $0) }
+        return full == nil ? coded : nil
     }
 
     /// Turns a coded string column into plain UTF-8, keeping every value

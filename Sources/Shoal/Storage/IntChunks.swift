@@ -175,7 +175,7 @@ struct IntChunks: RandomAccessCollection, Sendable {
         func withValues<R>(scratch: inout ContiguousArray<Int64>, _ body: (UnsafeBufferPointer<Int64>) throws -> R) rethrows -> R {
             if width == 8 { return try wide.withUnsafeBufferPointer(body) }
             scratch.removeAll(keepingCapacity: true)
-            for j in 0..<count { scratch.append(value(j)) }
+            appendValues(to: &scratch)
             return try scratch.withUnsafeBufferPointer(body)
         }
 
@@ -184,8 +184,14 @@ struct IntChunks: RandomAccessCollection, Sendable {
             if width == 8 { return wide }
             var values = ContiguousArray<Int64>()
             values.reserveCapacity(count)
-            for j in 0..<count { values.append(value(j)) }
+            appendValues(to: &values)
             return values
+        }
+
+        /// Appends the values to `values`, in the loop typed by the width.
+        private func appendValues(to values: inout ContiguousArray<Int64>) {
+            guard count > 0 else { return }
+            _ = forEach(from: 0, through: count - 1) { values.append($0); return true }
         }
 
         /// Stores `v` as value `j`, widening the leaf when `v` does not fit.

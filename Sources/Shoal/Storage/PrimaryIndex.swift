@@ -194,9 +194,10 @@ struct PrimaryIndex: Sendable, Sequence {
     }
 
     /// Calls `body` with each entry from `lower` to `upper` (an end that is
-    /// `nil` is open), in order, until it returns `false`.
-    func forEach(from lower: Bound?, to upper: Bound?, _ body: (Value, ObjectKey) throws -> Bool) rethrows {
-        guard isTyped else { return try values.forEach(from: lower, to: upper, body) }
+    /// `nil` is open), in order, until it returns `false`. Integer keys
+    /// held in the direct map are read from it leaf by leaf.
+    func forEach(from lower: Bound?, to upper: Bound?, _ body: (Value, ObjectKey) -> Bool) {
+        guard isTyped else { return values.forEach(from: lower, to: upper, body) }
         // Integer bounds (and the "after nulls" bound of a range) walk the
         // tree from the first key; any other bound filters every entry.
         let low: TreeBound<Int64>??
@@ -213,18 +214,9 @@ struct PrimaryIndex: Sendable, Sequence {
         default: high = nil
         }
         if let low, let high {
-            if lower == nil, let nullKey { guard try body(.null, nullKey) else { return } }
-            if let dense {
-                // Slot by slot: `body` may throw, which the leaf loop of
-                // ``DenseKeys/forEachEntry(from:to:_:)`` cannot pass on.
-                guard let slots = dense.slots(from: low, to: high) else { return }
-                for i in slots {
-                    let v = dense.slots[i]
-                    if v != 0 { guard try body(.int(dense.base &+ Int64(i)), ObjectKey(v - 1)) else { return } }
-                }
-                return
-            }
-            try integers.forEach(from: low, to: high) { try body(.int($0), $1) }
+            if lower == nil, let nullKey { guard body(.null, nullKey) else { return } }
+            if let dense { return dense.forEachEntry(from: low, to: high) { body(.int($0), $1) } }
+            integers.forEach(from: low, to: high) { body(.int($0), $1) }
             return
         }
         for entry in self {
@@ -236,40 +228,8 @@ struct PrimaryIndex: Sendable, Sequence {
                 let order = Value.compare(entry.key, upper.key)
                 if order == .orderedDescending || (order == .orderedSame && !upper.isInclusive) { return }
             }
-            guard try body(entry.key, entry.payload) else { return }
+            guard body(entry.key, entry.payload) else { return }
         }
-    }
-
-    /// The objects whose integer keys lie between `lower` and `upper`, in
-    /// key order, read from the direct map; at most `limit + 1` of them
-    /// (more than `limit` means too many). `nil` when the index has no
-    /// direct map, or a bound is not an integer (or the "after nulls"
-    /// bound of a range), so ``forEach(from:to:_:)`` must walk the tree.
-    func denseObjects(from lower: Bound?, to upper: Bound?, limit: Int) -> [ObjectKey]? {
-        guard let dense else { return nil }
-        let low: TreeBound<Int64>?
-        switch lower?.key {
-        case nil: low = nil
-        case .int(let n)?: low = TreeBound(key: n, isInclusive: lower!.isInclusive)
-        case .null? where !lower!.isInclusive: low = nil
-        default: return nil
-        }
-        let high: TreeBound<Int64>?
-        switch upper?.key {
-        case nil: high = nil
-        case .int(let n)?: high = TreeBound(key: n, isInclusive: upper!.isInclusive)
-        default: return nil
-        }
-        // The null key sorts first: only an unbounded range holds it.
-        if lower == nil, nullKey != nil { return nil }
-        var keys: [ObjectKey] = []
-        guard let slots = dense.slots(from: low, to: high) else { return keys }
-        keys.reserveCapacity(Swift.min(slots.count, Swift.min(limit, Int(Int32.max)) &+ 1))
-        dense.forEachObject(from: slots.lowerBound, through: slots.upperBound) { key in
-            keys.append(key)
-            return keys.count <= limit
-        }
-        return keys
     }
 
     /// The first broken invariant of the tree or the direct map holding
@@ -414,12 +374,6 @@ struct DenseKeys: Sendable {
         return v == 0 ? nil : ObjectKey(v - 1)
     }
 
-    /// Calls `body` with the object of each held slot from `first` through
-    /// `last` (both within the map), in order, until it returns `false`.
-    func forEachObject(from first: Int, through last: Int, _ body: (ObjectKey) -> Bool) {
-        slots.forEach(from: first, through: last) { v in v == 0 || body(ObjectKey(v - 1)) }
-    }
-
     /// Calls `body` with each held key and its object from `lower` to
     /// `upper` (`nil` ends are open), in key order, until it returns `false`.
     func forEachEntry(from lower: TreeBound<Int64>?, to upper: TreeBound<Int64>?, _ body: (Int64, ObjectKey) -> Bool) {
@@ -433,7 +387,7 @@ struct DenseKeys: Sendable {
 
     /// The slots of the keys from `lower` to `upper` (`nil` ends are
     /// open), or `nil` when none lies in the map.
-    func slots(from lower: TreeBound<Int64>?, to upper: TreeBound<Int64>?) -> ClosedRange<Int>? {
+    private func slots(from lower: TreeBound<Int64>?, to upper: TreeBound<Int64>?) -> ClosedRange<Int>? {
         guard !slots.isEmpty else { return nil }
         var low = base
         var high = base &+ Int64(slots.count) &- 1
@@ -454,7 +408,12 @@ struct DenseKeys: Sendable {
         guard key >= base else { return false }
         let (offset, overflow) = key.subtractingReportingOverflow(base)
         guard !overflow, offset < Int64(Self.limit(keys: keys)) else { return false }
-        let i = Int(offset)
+        store(payload, at: Int(offset))
+        return true
+    }
+
+    /// Sets the object of slot `i`, growing the map to it.
+    private mutating func store(_ payload: ObjectKey, at i: Int) {
         if i >= slots.count {
             slots.append(repeating: 0, count: i - slots.count)
             slots.append(payload.rawValue + 1)
@@ -463,7 +422,6 @@ struct DenseKeys: Sendable {
             if slots[i] == 0 { held += 1 }
             slots[i] = payload.rawValue + 1
         }
-        return true
     }
 
     /// Whether ``set(contentsOf:)`` can take `sorted` (ascending keys):
@@ -492,10 +450,7 @@ struct DenseKeys: Sendable {
             held += sorted.count
             return
         }
-        for entry in sorted {
-            let accepted = set(entry.key, entry.payload, keys: held + sorted.count)
-            precondition(accepted, "a dense key map refused a key canTake accepted")
-        }
+        for entry in sorted { store(entry.payload, at: Int(entry.key &- base)) }
     }
 
     /// Clears the slot of `key`, if held; `false` when the map has become

@@ -38,8 +38,7 @@ struct Snapshot: Sendable {
 
     /// The value of a single-valued property of a live object.
     func value(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> Value {
-        // Through a buffer pointer: `scalars[property]` copies the column.
-        withTable(table) { $0.pointee.scalars.withUnsafeBufferPointer { Column.value($0.baseAddress! + property, key.slot) } }
+        withTable(table) { Column.value(Self.column($0, property), key.slot) }
     }
 
     // MARK: Reads through a pointer
@@ -51,25 +50,44 @@ struct Snapshot: Sendable {
     // ``unsafeColumn(_:_:_:)`` and ``Column/codedString(_:_:)`` or
     // ``Column/unsafeStringBytes(_:_:)``.
 
+    /// The address of table `table` of the snapshot at `snapshot`, taken
+    /// out of the array's closure: valid only while that snapshot is alive
+    /// and unchanged.
+    @inline(__always)
+    static func table(_ snapshot: UnsafePointer<Snapshot>, _ table: TableKey) -> UnsafePointer<Table> {
+        snapshot.pointee.tables.withUnsafeBufferPointer { $0.baseAddress! + table.index }
+    }
+
+    /// The address of column `property` of the table at `table` (through
+    /// a buffer pointer: `scalars[property]` copies the column).
+    @inline(__always)
+    static func column(_ table: UnsafePointer<Table>, _ property: Int) -> UnsafePointer<Column> {
+        table.pointee.scalars.withUnsafeBufferPointer { $0.baseAddress! + property }
+    }
+
+    /// Whether object `key` is live in the table at `table`, read field by
+    /// field: calling `Table.isAlive` on `pointee` copies the table.
+    @inline(__always)
+    static func isAlive(in table: UnsafePointer<Table>, _ key: ObjectKey) -> Bool {
+        key.rawValue >= 0 && key.slot < table.pointee.alive.count && table.pointee.alive[key.slot]
+    }
+
     /// The address of a column of table `table` of the snapshot at
     /// `snapshot`: valid only while that snapshot is alive and unchanged.
     @inline(__always)
     static func unsafeColumn(_ snapshot: UnsafePointer<Snapshot>, _ table: TableKey, _ property: Int) -> UnsafePointer<Column> {
-        let t = snapshot.pointee.tables.withUnsafeBufferPointer { $0.baseAddress! + table.index }
-        return t.pointee.scalars.withUnsafeBufferPointer { $0.baseAddress! + property }
+        column(Self.table(snapshot, table), property)
     }
 
     /// Whether object `key` of `table` is live in the snapshot at `snapshot`.
     @inline(__always)
     static func isAlive(_ snapshot: UnsafePointer<Snapshot>, _ table: TableKey, _ key: ObjectKey) -> Bool {
-        let t = snapshot.pointee.tables.withUnsafeBufferPointer { $0.baseAddress! + table.index }
-        return key.rawValue >= 0 && key.slot < t.pointee.alive.count && t.pointee.alive[key.slot]
+        isAlive(in: Self.table(snapshot, table), key)
     }
 
     /// The object with primary key `value` in the snapshot at `snapshot`, if any.
     static func object(_ snapshot: UnsafePointer<Snapshot>, _ table: TableKey, primaryKey value: Value) -> ObjectKey? {
-        let t = snapshot.pointee.tables.withUnsafeBufferPointer { $0.baseAddress! + table.index }
-        return t.pointee.primaryIndex?[value]
+        Self.table(snapshot, table).pointee.primaryIndex?[value]
     }
 
     func list(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> [Value] {
@@ -85,9 +103,7 @@ struct Snapshot: Sendable {
     }
 
     func isAlive(_ table: TableKey, _ key: ObjectKey) -> Bool {
-        // Field by field: calling `Table.isAlive` on `pointee` copies the table.
-        let t = tables.withUnsafeBufferPointer { $0.baseAddress! + table.index }
-        return key.rawValue >= 0 && key.slot < t.pointee.alive.count && t.pointee.alive[key.slot]
+        withTable(table) { Self.isAlive(in: $0, key) }
     }
 
     /// The object with primary key `value`, if any.

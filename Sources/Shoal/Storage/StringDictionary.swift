@@ -124,8 +124,7 @@ struct StringDictionary: Sendable {
         var table = Chunks<Int32>(repeating: 0, count: count)
         let mask = count - 1
         for code in 0..<strings.count {
-            var string = strings[code]
-            var slot = string.withUTF8 { Int(truncatingIfNeeded: Self.hash(UnsafeRawBufferPointer($0))) } & mask
+            var slot = Int(truncatingIfNeeded: Self.hash(strings[code])) & mask
             while table[slot] != 0 { slot = (slot + 1) & mask }
             table[slot] = Int32(code + 1)
         }

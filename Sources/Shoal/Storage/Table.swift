@@ -119,10 +119,6 @@ struct Table: Sendable {
     /// The next key an insert must use.
     var nextKey: ObjectKey { ObjectKey(Int64(alive.count)) }
 
-    func isAlive(_ key: ObjectKey) -> Bool {
-        key.rawValue >= 0 && key.slot < alive.count && alive[key.slot]
-    }
-
     /// Keys of live objects in key (table) order.
     var liveKeys: [ObjectKey] {
         var out: [ObjectKey] = []

@@ -204,12 +204,31 @@ import Testing
         #expect(Self.agree(index, model, 0...800) && index.object(forInteger: 10_000_000) == ObjectKey(1))
     }
 
-    @Test("ranges read from the map give the tree's objects between any bounds, with gaps, at the extremes and up to a limit; a null key or a bound of another kind leaves them to the tree")
+    @Test("ranges read from the map give the tree's objects between any bounds, with gaps, at the extremes and up to a limit, also with a null key or a bound of another kind")
     func denseRanges() {
         var index = PrimaryIndex(for: PrimaryIndexTests.intProperty)
-        for k in Int64(10)..<6_000 { index.updateValue(ObjectKey(k * 2), forKey: .int(k)) }
-        for k in stride(from: Int64(13), to: 6_000, by: 7) { _ = index.remove(.int(k)) }
+        var model = PrimaryIndexTests.Model()
+        for k in Int64(10)..<6_000 {
+            index.updateValue(ObjectKey(k * 2), forKey: .int(k))
+            model.updateValue(ObjectKey(k * 2), forKey: .int(k))
+        }
+        for k in stride(from: Int64(13), to: 6_000, by: 7) {
+            _ = index.remove(.int(k))
+            _ = model.remove(.int(k))
+        }
         #expect(index.hasDenseMap)
+        /// The objects a walk visits, stopping past `limit`.
+        func objects(_ walk: ((Value, ObjectKey) -> Bool) -> Void, limit: Int) -> [ObjectKey] {
+            var found: [ObjectKey] = []
+            walk { _, key in
+                found.append(key)
+                return found.count <= limit
+            }
+            return found
+        }
+        func agree(_ lower: TreeBound<Value>?, _ upper: TreeBound<Value>?, limit: Int) -> Bool {
+            objects({ index.forEach(from: lower, to: upper, $0) }, limit: limit) == objects({ model.forEach(from: lower, to: upper, $0) }, limit: limit)
+        }
         var rng = SeededRandom(seed: 0xDE45E)
         func bound(_ rng: inout SeededRandom) -> TreeBound<Value>? {
             switch rng.next() % 8 {
@@ -222,17 +241,13 @@ import Testing
             let lower = rng.next() % 10 == 0 ? TreeBound<Value>(key: .null, isInclusive: false) : bound(&rng)
             let upper = bound(&rng)
             let limit = rng.next() % 3 == 0 ? Int(rng.next() % 50) : .max - 1
-            var expected: [ObjectKey] = []
-            index.forEach(from: lower, to: upper) { _, key in
-                expected.append(key)
-                return expected.count <= limit
-            }
-            #expect(index.denseObjects(from: lower, to: upper, limit: limit) == expected, "\(String(describing: lower)) \(String(describing: upper)) \(limit)")
+            #expect(agree(lower, upper, limit: limit), "\(String(describing: lower)) \(String(describing: upper)) \(limit)")
         }
-        #expect(index.denseObjects(from: TreeBound<Value>(key: .double(3.5), isInclusive: true), to: nil, limit: 10) == nil)
+        #expect(agree(TreeBound<Value>(key: .double(3.5), isInclusive: true), nil, limit: 10))
         index.updateValue(ObjectKey(1), forKey: .null)
-        #expect(index.denseObjects(from: nil, to: TreeBound<Value>(key: .int(20), isInclusive: true), limit: 100) == nil)
-        #expect(index.denseObjects(from: TreeBound<Value>(key: .int(10), isInclusive: true), to: TreeBound<Value>(key: .int(12), isInclusive: true), limit: 100)
+        model.updateValue(ObjectKey(1), forKey: .null)
+        #expect(index.hasDenseMap && agree(nil, TreeBound<Value>(key: .int(20), isInclusive: true), limit: 100))
+        #expect(objects({ index.forEach(from: TreeBound<Value>(key: .int(10), isInclusive: true), to: TreeBound<Value>(key: .int(12), isInclusive: true), $0) }, limit: 100)
             == [ObjectKey(20), ObjectKey(22), ObjectKey(24)])
     }
 

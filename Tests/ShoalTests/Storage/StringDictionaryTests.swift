@@ -180,7 +180,7 @@ extension CodedStringRunTests {
 }
 
 extension CodedStringRunTests {
-    @Test("compaction writes a plain string column coded while its strings fit a dictionary, and the rest plain once they do not; loading gives every value back")
+    @Test("compaction writes a plain string column coded when its strings fit a dictionary, and plain when they do not; loading gives every value back")
     func plainUpgraded() throws {
         let schema = Schema([ObjectSchema(className: "Dog", properties: [Property(name: "name", type: .string, isOptional: true)])])
         var snapshot = Snapshot(schema: schema)
