@@ -174,24 +174,43 @@ struct IntChunks: RandomAccessCollection, Sendable {
         /// or a packed leaf's unpacked into `scratch`.
         func withValues<R>(scratch: inout ContiguousArray<Int64>, _ body: (UnsafeBufferPointer<Int64>) throws -> R) rethrows -> R {
             if width == 8 { return try wide.withUnsafeBufferPointer(body) }
-            scratch.removeAll(keepingCapacity: true)
-            appendValues(to: &scratch)
+            if scratch.count != count {
+                scratch.removeAll(keepingCapacity: true)
+                scratch.append(contentsOf: repeatElement(0, count: count))
+            }
+            scratch.withUnsafeMutableBufferPointer { copyValues(0..<count, to: $0.baseAddress!) }
             return try scratch.withUnsafeBufferPointer(body)
         }
 
         /// The values as they are.
         var unpacked: ContiguousArray<Int64> {
             if width == 8 { return wide }
-            var values = ContiguousArray<Int64>()
-            values.reserveCapacity(count)
-            appendValues(to: &values)
-            return values
+            return ContiguousArray(unsafeUninitializedCapacity: count) { values, initialized in
+                copyValues(0..<count, to: values.baseAddress!)
+                initialized = count
+            }
         }
 
-        /// Appends the values to `values`, in the loop typed by the width.
-        private func appendValues(to values: inout ContiguousArray<Int64>) {
-            guard count > 0 else { return }
-            _ = forEach(from: 0, through: count - 1) { values.append($0); return true }
+        /// Writes values `range` to `out`, in a loop typed by the width.
+        func copyValues(_ range: Range<Int>, to out: UnsafeMutablePointer<Int64>) {
+            switch width {
+            case 8:
+                wide.withUnsafeBufferPointer { out.update(from: $0.baseAddress! + range.lowerBound, count: range.count) }
+            case 0:
+                out.update(repeating: base, count: range.count)
+            case 1:
+                packed.withUnsafeBufferPointer { bytes in
+                    for j in range { out[j &- range.lowerBound] = base &+ Int64(bytes[j]) }
+                }
+            case 2:
+                packed.withUnsafeBytes { raw in
+                    for j in range { out[j &- range.lowerBound] = base &+ Int64(raw.load(fromByteOffset: j &* 2, as: UInt16.self)) }
+                }
+            default:
+                packed.withUnsafeBytes { raw in
+                    for j in range { out[j &- range.lowerBound] = base &+ Int64(raw.load(fromByteOffset: j &* 4, as: UInt32.self)) }
+                }
+            }
         }
 
         /// Stores `v` as value `j`, widening the leaf when `v` does not fit.
@@ -340,6 +359,19 @@ struct IntChunks: RandomAccessCollection, Sendable {
         }
         leaves.append(leaf)
         count += leaf.count
+    }
+
+    /// Writes values `range` to `out`, a leaf at a time, each in the loop
+    /// typed by its width.
+    func copyValues(_ range: Range<Int>, to out: UnsafeMutablePointer<Int64>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "values \(range) out of range 0..<\(count)")
+        var i = range.lowerBound
+        while i < range.upperBound {
+            let start = i & ~Self.mask
+            let end = Swift.min(range.upperBound, start &+ Self.width)
+            leaves[i &>> Self.bits].copyValues((i &- start)..<(end &- start), to: out + (i &- range.lowerBound))
+            i = end
+        }
     }
 
     /// The values of the leaf holding value `i`, and the index of its first value.

@@ -193,6 +193,12 @@ struct PrimaryIndex: Sendable, Sequence {
         return integers.merge(sorted)
     }
 
+    /// Makes `map` the index's keys: the index must be typed and empty.
+    mutating func adopt(_ map: DenseKeys) {
+        precondition(isTyped && isEmpty, "a direct map adopted by an index holding keys")
+        dense = map
+    }
+
     /// Calls `body` with each entry from `lower` to `upper` (an end that is
     /// `nil` is open), in order, until it returns `false`. Integer keys
     /// held in the direct map are read from it leaf by leaf.
@@ -399,6 +405,38 @@ struct DenseKeys: Sendable {
         }
         guard low <= high else { return nil }
         return Int(low &- base)...Int(high &- base)
+    }
+
+    /// A map of the keys of `inputs` (each input's `integers[i]` the key
+    /// of object `keys[i]`), or `nil` when they do not ascend strictly
+    /// through the inputs or are too sparse: the bulk path of an empty
+    /// index fed a loaded table's column, which reads each key twice (a
+    /// check, then a store) and makes no entry.
+    init?(inputs: [(keys: [ObjectKey], integers: ContiguousArray<Int64>)]) {
+        guard let low = inputs.lazy.compactMap(\.integers.first).first else { return nil }
+        var previous = low &- 1
+        var total = 0
+        for (keys, integers) in inputs {
+            guard keys.count == integers.count else { return nil }
+            for n in integers {
+                guard n > previous else { return nil }
+                previous = n
+            }
+            total += integers.count
+        }
+        let (span, overflow) = previous.subtractingReportingOverflow(low)
+        guard !overflow, span < Int64(Self.limit(keys: total)) else { return nil }
+        base = low
+        for (keys, integers) in inputs where !integers.isEmpty {
+            // Keys that continue the map with no gap (a loaded table's
+            // ids) go in a leaf at a time.
+            if integers.first! &- base == Int64(slots.count), integers.last! &- integers.first! == Int64(integers.count - 1) {
+                slots.append(contentsOf: keys.lazy.map { $0.rawValue + 1 })
+                held += keys.count
+            } else {
+                for (key, n) in zip(keys, integers) { store(key, at: Int(n &- base)) }
+            }
+        }
     }
 
     /// Sets the object of `key`, for an index of `keys` keys; `false` when

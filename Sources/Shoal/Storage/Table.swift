@@ -274,45 +274,49 @@ struct IndexInput: Sendable {
     private(set) var integers: [Int: ContiguousArray<Int64>] = [:]
 
     /// The live objects among `slots` of `table`, with their values of `properties`.
+    ///
+    /// Each array is made at its size and written in a loop: appending
+    /// value by value checked the array's uniqueness each time.
     init(_ table: Table, slots: Range<Int>, properties: [Int]) {
-        keys.reserveCapacity(slots.count)
-        let typed = properties.map { p in table.scalars[p].kind == .int && table.scalars[p].nulls == nil }
-        var columns = properties.map { _ in ContiguousArray<Value>() }
-        var ints = properties.map { _ in ContiguousArray<Int64>() }
-        for i in properties.indices {
-            if typed[i] { ints[i].reserveCapacity(slots.count) } else { columns[i].reserveCapacity(slots.count) }
-        }
-        var slot = slots.lowerBound
-        while slot < slots.upperBound {
-            let (base, live) = table.alive.chunk(containing: slot)
-            let end = min(slots.upperBound, base + live.count)
-            let first = keys.count
-            for s in slot..<end where live[s - base] { keys.append(ObjectKey(Int64(s))) }
-            // Every slot live (no object deleted): the values are a slice of the leaf.
-            let allLive = keys.count - first == end - slot
-            // Through a buffer pointer: `scalars[p]` would copy the column
-            // (a retain per kind of leaves) for every value.
-            table.scalars.withUnsafeBufferPointer { scalars in
-                for (i, p) in properties.enumerated() {
-                    let column = scalars.baseAddress! + p
-                    if typed[i] {
-                        let (leafBase, leaf) = column.pointee.ints.chunk(containing: slot)
-                        leaf.withUnsafeBufferPointer { leaf in
-                            if allLive {
-                                ints[i].append(contentsOf: leaf[(slot - leafBase)..<(end - leafBase)])
-                            } else {
-                                for key in keys[first...] { ints[i].append(leaf[key.slot - leafBase]) }
-                            }
-                        }
-                    } else {
-                        for key in keys[first...] { columns[i].append(Column.value(column, key.slot)) }
+        keys = [ObjectKey](unsafeUninitializedCapacity: slots.count) { out, made in
+            made = 0
+            var slot = slots.lowerBound
+            while slot < slots.upperBound {
+                let (base, live) = table.alive.chunk(containing: slot)
+                let end = min(slots.upperBound, base + live.count)
+                live.withUnsafeBufferPointer { live in
+                    for s in slot..<end where live[s &- base] {
+                        (out.baseAddress! + made).initialize(to: ObjectKey(Int64(s)))
+                        made &+= 1
                     }
                 }
+                slot = end
             }
-            slot = end
         }
-        for (i, p) in properties.enumerated() {
-            if typed[i] { integers[p] = ints[i] } else { values[p] = columns[i] }
+        let keys = keys
+        // Every slot live (no object deleted): the values are the slots' run of the column.
+        let allLive = keys.count == slots.count
+        // Through a buffer pointer: `scalars[p]` would copy the column
+        // (a retain per kind of leaves) for every value.
+        table.scalars.withUnsafeBufferPointer { scalars in
+            for p in properties {
+                let column = scalars.baseAddress! + p
+                if column.pointee.kind == .int && column.pointee.nulls == nil {
+                    integers[p] = ContiguousArray(unsafeUninitializedCapacity: keys.count) { out, made in
+                        if allLive {
+                            if !keys.isEmpty { column.pointee.ints.copyValues(slots, to: out.baseAddress!) }
+                        } else {
+                            for (j, key) in keys.enumerated() { (out.baseAddress! + j).initialize(to: column.pointee.ints[key.slot]) }
+                        }
+                        made = keys.count
+                    }
+                } else {
+                    var read = ContiguousArray<Value>()
+                    read.reserveCapacity(keys.count)
+                    for key in keys { read.append(Column.value(column, key.slot)) }
+                    values[p] = read
+                }
+            }
         }
     }
 
@@ -338,6 +342,11 @@ struct IndexBuild: Sendable {
     /// Primary key: new (integer, object) entries, for a typed index fed
     /// from an int column (no `Value` made).
     private var integerEntries = PrimaryBatch<Int64>()
+    /// Primary key: the inputs of a typed index fed from an int column, as
+    /// they came (arrays shared with the inputs, nothing copied), while no
+    /// entry was gathered otherwise: merged into an empty index, they make
+    /// its direct map in one pass (``DenseKeys/init(inputs:)``).
+    private var integerInputs: [(keys: [ObjectKey], integers: ContiguousArray<Int64>)] = []
     /// Secondary: new objects grouped by value (by `==`, which equates what
     /// `Value.compare` does for one typed property), values in first arrival
     /// order, each group's objects ascending.
@@ -355,18 +364,19 @@ struct IndexBuild: Sendable {
     }
 
     /// Whether every gathered entry is merged into the tree.
-    var isComplete: Bool { entries.isEmpty && integerEntries.isEmpty && groups.isEmpty }
+    var isComplete: Bool { entries.isEmpty && integerEntries.isEmpty && integerInputs.isEmpty && groups.isEmpty }
 
     /// Gathers the objects of `input` (each not yet indexed).
     mutating func add(_ input: IndexInput) {
         switch index {
         case .primary(let tree):
             if tree.isTyped, entries.isEmpty, let integers = input.integers[property] {
-                for (key, n) in zip(input.keys, integers) { integerEntries.append(n, key) }
+                integerInputs.append((input.keys, integers))
                 return
             }
             // Values that are not all integers after some that were:
             // gathered as values from here on.
+            gatherIntegerInputs()
             for (n, key) in integerEntries.take().entries { entries.append(.int(n), key) }
             for (key, value) in zip(input.keys, input.values(of: property)) { entries.append(value, key) }
         case .secondary:
@@ -381,6 +391,14 @@ struct IndexBuild: Sendable {
                 for (key, value) in zip(input.keys, input.values(of: property)) { groups[value, default: []].append(key) }
             }
         }
+    }
+
+    /// Moves ``integerInputs`` into ``integerEntries``, for the general merge.
+    private mutating func gatherIntegerInputs() {
+        for (keys, integers) in integerInputs {
+            for (key, n) in zip(keys, integers) { integerEntries.append(n, key) }
+        }
+        integerInputs = []
     }
 
     /// `keys` grouped by their integer `values`, by a counting sort, when
@@ -439,6 +457,14 @@ struct IndexBuild: Sendable {
         case .primary(var tree):
             index = .primary(PrimaryIndex(typed: tree.isTyped))
             defer { index = .primary(tree) }
+            if !integerInputs.isEmpty {
+                if tree.isEmpty, let dense = DenseKeys(inputs: integerInputs) {
+                    integerInputs = []
+                    tree.adopt(dense)
+                    return nil
+                }
+                gatherIntegerInputs()
+            }
             if !integerEntries.isEmpty {
                 return Self.merge(integerEntries.take(), into: className) { tree.merge(integers: $0).map { ($0, tree.object(forInteger: $0.key)) } }
             }

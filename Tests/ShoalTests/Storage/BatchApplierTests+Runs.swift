@@ -173,6 +173,50 @@ import Testing
         #expect(problem?.contains("share the primary key 4") == true, "\(String(describing: problem))")
     }
 
+    @Test("large runs index their primary keys on other threads, straight into the direct map when the ids ascend: gaps, runs out of order, a repeat across runs and sparse ids give what single inserts give")
+    func largeRunsPrimaryKeys() throws {
+        let realm = try makeRealm(types: [Chain.self])
+        let schema = realm.instance.schema
+        let chains = try #require(schema.tableByName["Chain"])
+        let os = schema[chains]
+        let pk = try #require(os.primaryKeyIndex)
+        let runLength = 5_000, runs = 8
+        #expect(runLength * runs > 2 * BatchApplier.backgroundIndexingThreshold)
+        /// Loads `runs` runs, run `r` of ids `ids(r, i)`, and returns the
+        /// batch's problem and snapshot.
+        func load(_ ids: (Int, Int) -> Int64) -> (String?, Snapshot) {
+            var batch = BatchApplier(Snapshot(schema: schema))
+            for r in 0..<runs {
+                var columns = [RunColumn](repeating: RunColumn(repeating: .null, count: runLength), count: os.storedCount)
+                columns[pk] = RunColumn((0..<runLength).map { .int(ids(r, $0)) })
+                columns[os.indexByName["label"]!] = RunColumn(repeating: .string("x"), count: runLength)
+                let run = InsertColumns(table: chains, firstKey: ObjectKey(Int64(r * runLength)), count: runLength, columns: columns)
+                #expect(batch.apply(run) == nil)
+            }
+            return (batch.finish(), batch.snapshot)
+        }
+        /// Whether every id finds its object, and ids around them nothing.
+        func expectIndexed(_ ids: (Int, Int) -> Int64, dense: Bool) {
+            let (problem, snapshot) = load(ids)
+            #expect(problem == nil)
+            let index = snapshot.tables[chains.index].primaryIndex!
+            #expect(index.hasDenseMap == dense && index.count == runLength * runs && index.invariantViolation() == nil)
+            var expected: [Int64: ObjectKey] = [:]
+            for r in 0..<runs {
+                for i in 0..<runLength { expected[ids(r, i)] = ObjectKey(Int64(r * runLength + i)) }
+            }
+            let probes = expected.keys.flatMap { [$0 - 1, $0, $0 + 1] }
+            #expect(probes.allSatisfy { index.object(forInteger: $0) == expected[$0] })
+        }
+        // Every other id: as sparse as the map allows.
+        expectIndexed({ r, i in Int64(2 * (r * runLength + i)) }, dense: true)
+        // Runs in descending order: sorted, then dense all the same.
+        expectIndexed({ r, i in Int64((runs - 1 - r) * runLength + i) }, dense: true)
+        expectIndexed({ r, i in Int64(1_000 * (r * runLength + i)) }, dense: false)
+        let (problem, _) = load { r, i in Int64(r * runLength + i - (r == 4 ? 1 : 0)) }
+        #expect(problem?.contains("share the primary key \(4 * runLength - 1)") == true, "\(String(describing: problem))")
+    }
+
     @Test("a bulk write replays from the log as runs into the committed state")
     func reopen() throws {
         let url = temporaryDatabaseURL()

@@ -37,6 +37,11 @@ import Testing
                 var stopped: [Int64] = []
                 chunks.forEach(from: first, through: last) { stopped.append($0); return stopped.count < 3 }
                 #expect(stopped == Array(model[first...last].prefix(3)), "\(context) \(first)...\(last), stopped")
+                let copied = [Int64](unsafeUninitializedCapacity: last - first + 1) { out, made in
+                    chunks.copyValues(first..<(last + 1), to: out.baseAddress!)
+                    made = last - first + 1
+                }
+                #expect(copied == Array(model[first...last]), "\(context) \(first)...\(last), copied")
             }
         }
         if !model.isEmpty {
