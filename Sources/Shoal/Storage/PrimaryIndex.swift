@@ -431,7 +431,13 @@ struct DenseKeys: Sendable {
             // Keys that continue the map with no gap (a loaded table's
             // ids) go in a leaf at a time.
             if integers.first! &- base == Int64(slots.count), integers.last! &- integers.first! == Int64(integers.count - 1) {
-                slots.append(contentsOf: keys.lazy.map { $0.rawValue + 1 })
+                // Written into an array first: appending the lazy mapping
+                // copied it into a temporary array a leaf at a time.
+                let stored = ContiguousArray<Int64>(unsafeUninitializedCapacity: keys.count) { out, made in
+                    for (j, key) in keys.enumerated() { (out.baseAddress! + j).initialize(to: key.rawValue + 1) }
+                    made = keys.count
+                }
+                slots.append(contentsOf: stored)
                 held += keys.count
             } else {
                 for (key, n) in zip(keys, integers) { store(key, at: Int(n &- base)) }
