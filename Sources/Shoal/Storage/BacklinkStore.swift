@@ -440,19 +440,18 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
 
     /// Appends links from `property` of `origin` to the slots `slot` gives
     /// for `items`, which must ascend (repeats allowed): to each slot, the
-    /// keys `keys` gives for its item, which must ascend strictly. Gives
-    /// the lists ``modify(ascending:slot:_:)`` would with
-    /// `Backlinks.append(origin:property:keys:)`, but stores keys that are
-    /// consecutive, in a slot that had no link, in its cell: no array, no
-    /// overflow entry (loading a person's ten dogs takes no allocation).
-    mutating func appendAscending<C: RandomAccessCollection, K: Collection<Int64>>(
-        _ items: C, origin: TableKey, property: Int, slot: (C.Element) -> Int, keys: (C.Element) -> K
+    /// run of consecutive keys `keys` gives for its item. Gives the lists
+    /// ``modify(ascending:slot:_:)`` would with
+    /// `Backlinks.append(origin:property:keys:)`, but stores the run, in a
+    /// slot that had no link, in its cell: no array, no overflow entry
+    /// (loading a person's ten dogs takes no allocation).
+    mutating func appendAscending<C: RandomAccessCollection>(
+        _ items: C, origin: TableKey, property: Int, slot: (C.Element) -> Int, keys: (C.Element) -> Range<Int64>
     ) {
         forEachCell(ascending: items, slot: slot) { item, leaf, i in
             let itemKeys = keys(item)
-            if leaf.cells[i].tag == Cell.emptyTag, let low = itemKeys.first,
-                let run = Cell.run(origin: origin, property: property, first: low, count: itemKeys.count),
-                itemKeys.isConsecutive(from: low)
+            if leaf.cells[i].tag == Cell.emptyTag,
+                let run = Cell.run(origin: origin, property: property, first: itemKeys.lowerBound, count: itemKeys.count)
             {
                 leaf.cells[i] = run
             } else {

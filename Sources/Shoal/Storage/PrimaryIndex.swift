@@ -407,42 +407,34 @@ struct DenseKeys: Sendable {
         return Int(low &- base)...Int(high &- base)
     }
 
-    /// A map of the keys of `inputs` (each input's `integers[i]` the key
-    /// of object `keys[i]`), or `nil` when they do not ascend strictly
-    /// through the inputs or are too sparse: the bulk path of an empty
-    /// index fed a loaded table's column, which reads each key twice (a
-    /// check, then a store) and makes no entry.
-    init?(inputs: [(keys: [ObjectKey], integers: ContiguousArray<Int64>)]) {
-        guard let low = inputs.lazy.compactMap(\.integers.first).first else { return nil }
-        var previous = low &- 1
-        var total = 0
-        for (keys, integers) in inputs {
-            guard keys.count == integers.count else { return nil }
-            for n in integers {
-                guard n > previous else { return nil }
-                previous = n
+    /// Adds objects `keys` with primary keys `integers` (`integers[i]` the
+    /// key of `keys[i]`), which must ascend strictly from past every slot
+    /// of the map and keep it within the span allowed: the bulk path of an
+    /// empty index fed a loaded table's column, input by input, which reads
+    /// each key twice (a check, then a store) and makes no entry.
+    ///
+    /// - Returns: `false` when the keys do not qualify; nothing changed then.
+    mutating func extend(keys: [ObjectKey], integers: ContiguousArray<Int64>) -> Bool {
+        guard keys.count == integers.count else { return false }
+        guard let first = integers.first, let last = integers.last else { return true }
+        guard first >= base, first &- base >= Int64(slots.count) else { return false }
+        for j in integers.indices.dropFirst() where integers[j] <= integers[j &- 1] { return false }
+        let (span, overflow) = last.subtractingReportingOverflow(base)
+        guard !overflow, span < Int64(Self.limit(keys: held + keys.count)) else { return false }
+        if first &- base == Int64(slots.count), last &- first == Int64(integers.count - 1) {
+            // Keys that continue the map with no gap (a loaded table's ids)
+            // go in a leaf at a time, written into an array first: appending
+            // a lazy mapping copied it into a temporary array per leaf.
+            let stored = ContiguousArray<Int64>(unsafeUninitializedCapacity: keys.count) { out, made in
+                for (j, key) in keys.enumerated() { (out.baseAddress! + j).initialize(to: key.rawValue + 1) }
+                made = keys.count
             }
-            total += integers.count
+            slots.append(contentsOf: stored)
+            held += keys.count
+        } else {
+            for (key, n) in zip(keys, integers) { store(key, at: Int(n &- base)) }
         }
-        let (span, overflow) = previous.subtractingReportingOverflow(low)
-        guard !overflow, span < Int64(Self.limit(keys: total)) else { return nil }
-        base = low
-        for (keys, integers) in inputs where !integers.isEmpty {
-            // Keys that continue the map with no gap (a loaded table's
-            // ids) go in a leaf at a time.
-            if integers.first! &- base == Int64(slots.count), integers.last! &- integers.first! == Int64(integers.count - 1) {
-                // Written into an array first: appending the lazy mapping
-                // copied it into a temporary array a leaf at a time.
-                let stored = ContiguousArray<Int64>(unsafeUninitializedCapacity: keys.count) { out, made in
-                    for (j, key) in keys.enumerated() { (out.baseAddress! + j).initialize(to: key.rawValue + 1) }
-                    made = keys.count
-                }
-                slots.append(contentsOf: stored)
-                held += keys.count
-            } else {
-                for (key, n) in zip(keys, integers) { store(key, at: Int(n &- base)) }
-            }
-        }
+        return true
     }
 
     /// Sets the object of `key`, for an index of `keys` keys; `false` when

@@ -149,7 +149,7 @@ extension Snapshot {
     mutating func addBacklinks(_ groups: [LinkGroup], target: TableKey, origin: TableKey, property: Int, firstKey: ObjectKey) {
         tables[target.index].backlinks.appendAscending(
             groups, origin: origin, property: property, slot: \.slot,
-            keys: { group in group.objects.lazy.map { firstKey.rawValue + Int64($0) } })
+            keys: { group in (firstKey.rawValue + Int64(group.objects.lowerBound))..<(firstKey.rawValue + Int64(group.objects.upperBound)) })
     }
 
     /// Adds backlinks as `addBacklink` would one by one in this order, but

@@ -248,33 +248,45 @@ struct BatchApplier {
         guard target.index < snapshot.tables.count else { return .notLive(Link(table: target, key: ObjectKey(keys.first { $0 >= 0 } ?? 0))) }
         return snapshot.withTable(target) { table in
             var groups: [LinkGroup] = []
-            var previous: Int64 = -1
+            var outerPrevious: Int64 = -1
             /// Where the open group started, if one is open.
-            var start = -1
+            var outerStart = -1
             var failure: LinkGroups?
             keys.forEachLeaf { base, leaf in
                 guard failure == nil else { return }
-                for (offset, key) in leaf.enumerated() {
-                    let i = base + offset
-                    if start >= 0, key != previous {
+                // The loop's state in locals, stored back after the leaf:
+                // each access to a captured variable is checked for
+                // exclusive access.
+                var (start, previous) = (outerStart, outerPrevious)
+                defer { (outerStart, outerPrevious) = (start, previous) }
+                var j = 0
+                while j < leaf.count {
+                    let key = leaf[j]
+                    if start >= 0, key == previous {
+                        // The open group goes on: skip to its end in a tight loop.
+                        j += 1
+                        while j < leaf.count, leaf[j] == previous { j += 1 }
+                        continue
+                    }
+                    let i = base + j
+                    j += 1
+                    if start >= 0 {
                         groups.append(LinkGroup(slot: Int(previous), objects: start..<i))
                         start = -1
                     }
                     guard key >= 0 else { continue }
-                    if start < 0 {
-                        // A new target: after the last, and live.
-                        guard key >= previous else { failure = .notAscending; return }
-                        guard key < table.pointee.alive.count, table.pointee.alive[Int(key)] else {
-                            failure = .notLive(Link(table: target, key: ObjectKey(key)))
-                            return
-                        }
-                        start = i
-                        previous = key
+                    // A new target: after the last, and live.
+                    guard key >= previous else { failure = .notAscending; return }
+                    guard key < table.pointee.alive.count, table.pointee.alive[Int(key)] else {
+                        failure = .notLive(Link(table: target, key: ObjectKey(key)))
+                        return
                     }
+                    start = i
+                    previous = key
                 }
             }
             if let failure { return failure }
-            if start >= 0 { groups.append(LinkGroup(slot: Int(previous), objects: start..<keys.count)) }
+            if outerStart >= 0 { groups.append(LinkGroup(slot: Int(outerPrevious), objects: outerStart..<keys.count)) }
             return .groups(groups)
         }
     }

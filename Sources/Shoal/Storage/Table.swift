@@ -285,6 +285,13 @@ struct IndexInput: Sendable {
                 let (base, live) = table.alive.chunk(containing: slot)
                 let end = min(slots.upperBound, base + live.count)
                 live.withUnsafeBufferPointer { live in
+                    let slice = UnsafeBufferPointer(rebasing: live[(slot &- base)..<(end &- base)])
+                    if !slice.contains(false) {
+                        // Every slot live (the usual case): no test per slot.
+                        for s in slot..<end { (out.baseAddress! + (made &+ (s &- slot))).initialize(to: ObjectKey(Int64(s))) }
+                        made &+= end &- slot
+                        return
+                    }
                     for s in slot..<end where live[s &- base] {
                         (out.baseAddress! + made).initialize(to: ObjectKey(Int64(s)))
                         made &+= 1
@@ -344,9 +351,15 @@ struct IndexBuild: Sendable {
     private var integerEntries = PrimaryBatch<Int64>()
     /// Primary key: the inputs of a typed index fed from an int column, as
     /// they came (arrays shared with the inputs, nothing copied), while no
-    /// entry was gathered otherwise: merged into an empty index, they make
-    /// its direct map in one pass (``DenseKeys/init(inputs:)``).
+    /// entry was gathered otherwise.
     private var integerInputs: [(keys: [ObjectKey], integers: ContiguousArray<Int64>)] = []
+    /// Primary key: the direct map of ``integerInputs``, made as they come
+    /// (``DenseKeys/extend(keys:integers:)``) while the index is empty and
+    /// they ascend, so that completing the index only adopts it. `nil`
+    /// before the first key, or once the inputs stopped qualifying.
+    private var denseBuild: DenseKeys?
+    /// Whether ``integerInputs`` stopped qualifying for ``denseBuild``.
+    private var denseBuildFailed = false
     /// Secondary: new objects grouped by value (by `==`, which equates what
     /// `Value.compare` does for one typed property), values in first arrival
     /// order, each group's objects ascending.
@@ -372,10 +385,16 @@ struct IndexBuild: Sendable {
         case .primary(let tree):
             if tree.isTyped, entries.isEmpty, let integers = input.integers[property] {
                 integerInputs.append((input.keys, integers))
+                if tree.isEmpty, !denseBuildFailed, let first = integers.first {
+                    var map = denseBuild ?? DenseKeys(base: first)
+                    denseBuild = nil
+                    if map.extend(keys: input.keys, integers: integers) { denseBuild = map } else { denseBuildFailed = true }
+                }
                 return
             }
             // Values that are not all integers after some that were:
             // gathered as values from here on.
+            (denseBuild, denseBuildFailed) = (nil, false)
             gatherIntegerInputs()
             for (n, key) in integerEntries.take().entries { entries.append(.int(n), key) }
             for (key, value) in zip(input.keys, input.values(of: property)) { entries.append(value, key) }
@@ -458,7 +477,8 @@ struct IndexBuild: Sendable {
             index = .primary(PrimaryIndex(typed: tree.isTyped))
             defer { index = .primary(tree) }
             if !integerInputs.isEmpty {
-                if tree.isEmpty, let dense = DenseKeys(inputs: integerInputs) {
+                defer { (denseBuild, denseBuildFailed) = (nil, false) }
+                if tree.isEmpty, !denseBuildFailed, let dense = denseBuild {
                     integerInputs = []
                     tree.adopt(dense)
                     return nil

@@ -140,19 +140,21 @@ import Testing
         store.modify(60) { $0.append(Backlink(origin: origin, property: 5, key: ObjectKey(610))) }
         #expect(store.overflowCount == 0 && Array(store[60]).map(\.key.rawValue) == Array(600...610))
         // What a cell cannot hold: a key past 48 bits, a property past 16
-        // bits, more keys than 16 bits count, keys with gaps.
+        // bits, more keys than 16 bits count, a run after a link the slot had.
         let big = Int64(1) << 48
-        store.appendAscending([1, 2, 3, 4], origin: origin, property: 5, slot: { $0 }) { slot -> [Int64] in
+        store.modify(4) { $0.append(Backlink(origin: origin, property: 5, key: ObjectKey(0))) }
+        store.appendAscending([1, 2, 3, 4], origin: origin, property: 5, slot: { $0 }) { slot -> Range<Int64> in
             switch slot {
-            case 1: [big, big + 1]
-            case 2: [5, 6, 7]
-            case 3: Array(0..<70_000)
-            default: [1, 3]
+            case 1: big..<big + 2
+            case 2: 5..<8
+            case 3: 0..<70_000
+            default: 5..<7
             }
         }
-        store.appendAscending([5], origin: origin, property: 70_000, slot: { $0 }, keys: { _ in [1, 2] })
+        store.appendAscending([5], origin: origin, property: 70_000, slot: { $0 }, keys: { _ in 1..<3 })
         #expect(store.overflowCount == 4)
         #expect(Array(store[1]).map(\.key.rawValue) == [big, big + 1])
+        #expect(Array(store[2]).map(\.key.rawValue) == [5, 6, 7] && Array(store[4]).map(\.key.rawValue) == [0, 5, 6])
         #expect(store.linkCount(3) == 70_000 && store[3][69_999].key.rawValue == 69_999)
         #expect(store[5].allSatisfy { $0.property == 70_000 } && store.linkCount(5) == 2)
     }
@@ -202,14 +204,14 @@ import Testing
                 store.modify(ascending: items, slot: { $0 }) { slot, links in links.append(link(slot + step)) }
                 for slot in items { model[slot].append(link(slot + step)) }
             case 9:
-                // Keys from one property appended to ascending slots, some
-                // consecutive (held in the slot's cell when it was empty).
+                // Runs of keys from one property appended to ascending slots
+                // (held in the slot's cell when it was empty).
                 let items = (0..<Int.random(in: 1..<20, using: &rng)).map { _ in Int.random(in: 0..<model.count, using: &rng) }.sorted()
                 let origin = TableKey(1)
                 let keys = items.map { _ in
                     let start = Int64.random(in: 0..<1_000, using: &rng)
                     let count = Int64.random(in: 1..<8, using: &rng)
-                    return Bool.random(using: &rng) ? Array(start..<start + count) : (0..<count).map { start + 3 * $0 }
+                    return start..<start + count
                 }
                 store.appendAscending(Array(items.indices), origin: origin, property: 4, slot: { items[$0] }, keys: { keys[$0] })
                 for (slot, added) in zip(items, keys) {
