@@ -330,7 +330,13 @@ struct SortedTree<Key: SortedTreeKey, Payload>: Sequence {
 extension SortedTree where Payload == Void {
     /// A set of `sorted`, which must be strictly ascending.
     init(sortedKeys: some Collection<Key>) {
-        self.init(sorted: sortedKeys.lazy.map { (key: $0, payload: ()) })
+        // Contiguous keys are read in place as entries, which have their
+        // layout (an empty payload takes no bytes): mapping them lazily
+        // copied them into an array of entries first.
+        let inPlace = sortedKeys.withContiguousStorageIfAvailable { keys in
+            keys.withMemoryRebound(to: Element.self) { SortedTree(sorted: $0) }
+        }
+        self = inPlace ?? SortedTree(sorted: sortedKeys.lazy.map { (key: $0, payload: ()) })
     }
 
     /// Adds `key` unless it is present.

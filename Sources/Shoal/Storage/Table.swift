@@ -449,15 +449,30 @@ struct IndexBuild: Sendable {
         // The range's width, checked without overflow.
         let (span, overflow) = high.subtractingReportingOverflow(low)
         guard !overflow, span < Int64(max(4096, integers.count)) else { return nil }
+        // Through buffer pointers, with wrapping arithmetic (every value
+        // is within `low...high`): checked array writes in these loops
+        // cost a uniqueness and a bounds check per value.
         var starts = [Int](repeating: 0, count: Int(span) + 2)
-        for n in integers { starts[Int(n - low) + 1] += 1 }
-        for i in 1..<starts.count { starts[i] += starts[i - 1] }
+        starts.withUnsafeMutableBufferPointer { starts in
+            integers.withUnsafeBufferPointer { integers in
+                for n in integers { starts[Int(n &- low) &+ 1] &+= 1 }
+            }
+            for i in 1..<starts.count { starts[i] &+= starts[i &- 1] }
+        }
         var next = starts
-        var sorted = [ObjectKey](repeating: ObjectKey(0), count: keys.count)
-        for (key, n) in zip(keys, integers) {
-            let bucket = Int(n - low)
-            sorted[next[bucket]] = key
-            next[bucket] += 1
+        let sorted = [ObjectKey](unsafeUninitializedCapacity: keys.count) { sorted, made in
+            next.withUnsafeMutableBufferPointer { next in
+                keys.withUnsafeBufferPointer { keys in
+                    integers.withUnsafeBufferPointer { integers in
+                        for i in 0..<keys.count {
+                            let bucket = Int(integers[i] &- low)
+                            (sorted.baseAddress! + next[bucket]).initialize(to: keys[i])
+                            next[bucket] &+= 1
+                        }
+                    }
+                }
+            }
+            made = keys.count
         }
         var runs: [(value: Int64, keys: ArraySlice<ObjectKey>)] = []
         for bucket in 0...Int(span) where starts[bucket] < starts[bucket + 1] {
