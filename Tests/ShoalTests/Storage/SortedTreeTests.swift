@@ -109,6 +109,14 @@ import Testing
         #expect(set.count == count)
         #expect(set.invariantViolation() == nil)
         #expect(set.map { Int($0.key.intValue!) } == sorted)
+        // Keys read in place (an array, a slice) and gathered (a lazy
+        // sequence) make the same tree; so do object keys, as a key set's.
+        let gathered = ValueSet(sortedKeys: sorted.lazy.map { Value.int(Int64($0)) })
+        #expect(gathered.invariantViolation() == nil && gathered.map(\.key) == set.map(\.key))
+        let objects = sorted.map { ObjectKey(Int64($0)) }
+        let inPlace = KeySet(sortedKeys: objects[...])
+        #expect(inPlace.invariantViolation() == nil && Array(inPlace.keys) == objects)
+        #expect(Array(KeySet(sortedKeys: objects.lazy.map { $0 }).keys) == objects)
         var model = sorted
         var rng = SeededRandom(seed: UInt64(count))
         for _ in 0..<2_000 {
