@@ -187,6 +187,12 @@ struct QueryPlan {
         var candidates = 0
         if let primary {
             var keys: [ObjectKey] = []
+            // Integer bounds hold at most their span of keys: reserved, so
+            // that the array grows once.
+            if case .int(let low)? = lower?.key, case .int(let high)? = upper?.key, high >= low {
+                let (span, overflow) = high.subtractingReportingOverflow(low)
+                keys.reserveCapacity(1 + Swift.min(overflow ? .max : Int(span), limit, primary.count))
+            }
             primary.forEach(from: lower, to: upper) { _, key in
                 keys.append(key)
                 candidates += 1
