@@ -55,8 +55,9 @@ import Testing
         }
     }
 
-    @Test("strings read as a run equal those read one by one (short, empty, and past 127 bytes), with the same failure at the same offset", arguments: [
+    @Test("strings read as a run equal those read one by one (short, empty, around a word, and past 127 bytes; a last one with a longer prefix than it needs), with the same failure at the same offset", arguments: [
         [], [0x05, 0x41], [0x80], [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01], [0x90, 0x03, 0x41, 0x42],
+        [0x82, 0x00, 0x41, 0x42], [0x80, 0x80, 0x00],
     ] as [[UInt8]])
     func stringRuns(tail: [UInt8]) {
         for seed in UInt64(1)...20 {
@@ -64,7 +65,7 @@ import Testing
             var writer = ByteWriter()
             let count = Int(seed) * 13
             for _ in 0..<count {
-                let length = [0, 1, 11, 127, 128, 300].randomElement(using: &rng)!
+                let length = [0, 1, 7, 8, 9, 11, 63, 64, 65, 127, 128, 300].randomElement(using: &rng)!
                 writer.string(String(repeating: "é", count: length / 2) + String(repeating: "a", count: length % 2))
             }
             let bytes = writer.bytes + tail
