@@ -81,14 +81,17 @@ struct IntChunks: RandomAccessCollection, Sendable {
             let width = width
             packed = ContiguousArray(unsafeUninitializedCapacity: values.count * width) { bytes, initialized in
                 let raw = UnsafeMutableRawPointer(bytes.baseAddress)
-                for (j, v) in values.enumerated() {
-                    let offset = UInt64(bitPattern: v &- least)
-                    switch width {
-                    case 1: raw!.storeBytes(of: UInt8(truncatingIfNeeded: offset), toByteOffset: j, as: UInt8.self)
-                    case 2: raw!.storeBytes(of: UInt16(truncatingIfNeeded: offset), toByteOffset: j &* 2, as: UInt16.self)
-                    case 4: raw!.storeBytes(of: UInt32(truncatingIfNeeded: offset), toByteOffset: j &* 4, as: UInt32.self)
-                    default: break
+                // A loop per width (one switching per value did not vectorize).
+                func pack<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) {
+                    for j in values.indices {
+                        raw!.storeBytes(of: T(truncatingIfNeeded: UInt64(bitPattern: values[j] &- least)), toByteOffset: j &* MemoryLayout<T>.size, as: T.self)
                     }
+                }
+                switch width {
+                case 1: pack(UInt8.self)
+                case 2: pack(UInt16.self)
+                case 4: pack(UInt32.self)
+                default: break
                 }
                 initialized = values.count * width
             }
