@@ -414,7 +414,7 @@ struct DenseKeys: Sendable {
     /// each key twice (a check, then a store) and makes no entry.
     ///
     /// - Returns: `false` when the keys do not qualify; nothing changed then.
-    mutating func extend(keys: [ObjectKey], integers: ContiguousArray<Int64>) -> Bool {
+    mutating func extend(keys: InputKeys, integers: ContiguousArray<Int64>) -> Bool {
         guard keys.count == integers.count else { return false }
         guard let first = integers.first, let last = integers.last else { return true }
         guard first >= base, first &- base >= Int64(slots.count) else { return false }
@@ -426,7 +426,7 @@ struct DenseKeys: Sendable {
             // go in a leaf at a time, written into an array first: appending
             // a lazy mapping copied it into a temporary array per leaf.
             let stored = ContiguousArray<Int64>(unsafeUninitializedCapacity: keys.count) { out, made in
-                for (j, key) in keys.enumerated() { (out.baseAddress! + j).initialize(to: key.rawValue + 1) }
+                for j in 0..<keys.count { (out.baseAddress! + j).initialize(to: keys[j].rawValue + 1) }
                 made = keys.count
             }
             slots.append(contentsOf: stored)

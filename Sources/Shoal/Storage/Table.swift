@@ -267,7 +267,7 @@ extension Table {
 /// cannot tell from a race (the reference count that orders the two is
 /// invisible to it).
 struct IndexInput: Sendable {
-    private(set) var keys: [ObjectKey] = []
+    private(set) var keys: InputKeys
     /// The values of each property read as `Value`s.
     private(set) var values: [Int: ContiguousArray<Value>] = [:]
     /// The values of each property of an int column without nulls.
@@ -276,22 +276,24 @@ struct IndexInput: Sendable {
     /// The live objects among `slots` of `table`, with their values of `properties`.
     ///
     /// Each array is made at its size and written in a loop: appending
-    /// value by value checked the array's uniqueness each time.
+    /// value by value checked the array's uniqueness each time. When every
+    /// slot is live (the usual case) the keys are the slots' range.
     init(_ table: Table, slots: Range<Int>, properties: [Int]) {
-        keys = [ObjectKey](unsafeUninitializedCapacity: slots.count) { out, made in
+        var allLive = true
+        var slot = slots.lowerBound
+        while allLive, slot < slots.upperBound {
+            let (base, live) = table.alive.chunk(containing: slot)
+            let end = min(slots.upperBound, base + live.count)
+            allLive = !live[(slot &- base)..<(end &- base)].contains(false)
+            slot = end
+        }
+        keys = allLive ? InputKeys(run: slots) : InputKeys([ObjectKey](unsafeUninitializedCapacity: slots.count) { out, made in
             made = 0
             var slot = slots.lowerBound
             while slot < slots.upperBound {
                 let (base, live) = table.alive.chunk(containing: slot)
                 let end = min(slots.upperBound, base + live.count)
                 live.withUnsafeBufferPointer { live in
-                    let slice = UnsafeBufferPointer(rebasing: live[(slot &- base)..<(end &- base)])
-                    if !slice.contains(false) {
-                        // Every slot live (the usual case): no test per slot.
-                        for s in slot..<end { (out.baseAddress! + (made &+ (s &- slot))).initialize(to: ObjectKey(Int64(s))) }
-                        made &+= end &- slot
-                        return
-                    }
                     for s in slot..<end where live[s &- base] {
                         (out.baseAddress! + made).initialize(to: ObjectKey(Int64(s)))
                         made &+= 1
@@ -299,10 +301,8 @@ struct IndexInput: Sendable {
                 }
                 slot = end
             }
-        }
+        })
         let keys = keys
-        // Every slot live (no object deleted): the values are the slots' run of the column.
-        let allLive = keys.count == slots.count
         // Through a buffer pointer: `scalars[p]` would copy the column
         // (a retain per kind of leaves) for every value.
         table.scalars.withUnsafeBufferPointer { scalars in
@@ -333,6 +333,40 @@ struct IndexInput: Sendable {
     }
 }
 
+/// The keys of an ``IndexInput``'s objects, ascending: a run of slots
+/// with no object deleted among them (the usual case, held as its range,
+/// with no array written), or a list.
+struct InputKeys: RandomAccessCollection, Sendable {
+    private enum Storage: Sendable {
+        case run(Range<Int>)
+        case list([ObjectKey])
+    }
+
+    private let storage: Storage
+
+    /// The keys of slots `run`.
+    init(run: Range<Int>) { storage = .run(run) }
+
+    /// The keys `list`.
+    init(_ list: [ObjectKey]) { storage = .list(list) }
+
+    var startIndex: Int { 0 }
+
+    var endIndex: Int {
+        switch storage {
+        case .run(let run): run.count
+        case .list(let list): list.count
+        }
+    }
+
+    subscript(i: Int) -> ObjectKey {
+        switch storage {
+        case .run(let run): ObjectKey(Int64(run.lowerBound &+ i))
+        case .list(let list): list[i]
+        }
+    }
+}
+
 /// One index being extended, out of its table, by
 /// ``Table/indexSlots(from:schema:)`` or ``BackgroundIndexing``: the tree,
 /// and the entries gathered for it and not merged yet.
@@ -352,7 +386,7 @@ struct IndexBuild: Sendable {
     /// Primary key: the inputs of a typed index fed from an int column, as
     /// they came (arrays shared with the inputs, nothing copied), while no
     /// entry was gathered otherwise.
-    private var integerInputs: [(keys: [ObjectKey], integers: ContiguousArray<Int64>)] = []
+    private var integerInputs: [(keys: InputKeys, integers: ContiguousArray<Int64>)] = []
     /// Primary key: the direct map of ``integerInputs``, made as they come
     /// (``DenseKeys/extend(keys:integers:)``) while the index is empty and
     /// they ascend, so that completing the index only adopts it. `nil`
@@ -428,7 +462,8 @@ struct IndexBuild: Sendable {
     /// Hashing each `Value` into a dictionary was about half of an index
     /// thread's time when loading a million objects with one such index;
     /// this touches each value twice and hashes once per distinct value.
-    static func groupSmallIntegers(_ keys: [ObjectKey], _ values: ContiguousArray<Value>) -> [(value: Int64, keys: ArraySlice<ObjectKey>)]? {
+    static func groupSmallIntegers<Keys: RandomAccessCollection<ObjectKey>>(_ keys: Keys, _ values: ContiguousArray<Value>) -> [(value: Int64, keys: ArraySlice<ObjectKey>)]?
+    where Keys.Index == Int {
         var integers = ContiguousArray<Int64>()
         integers.reserveCapacity(values.count)
         for value in values {
@@ -439,7 +474,8 @@ struct IndexBuild: Sendable {
     }
 
     /// ``groupSmallIntegers(_:_:)`` of integers read straight from an int column.
-    static func groupSmallIntegers(_ keys: [ObjectKey], integers: ContiguousArray<Int64>) -> [(value: Int64, keys: ArraySlice<ObjectKey>)]? {
+    static func groupSmallIntegers<Keys: RandomAccessCollection<ObjectKey>>(_ keys: Keys, integers: ContiguousArray<Int64>) -> [(value: Int64, keys: ArraySlice<ObjectKey>)]?
+    where Keys.Index == Int {
         guard !integers.isEmpty, keys.count == integers.count else { return nil }
         var low = Int64.max, high = Int64.min
         for n in integers {
@@ -462,13 +498,11 @@ struct IndexBuild: Sendable {
         var next = starts
         let sorted = [ObjectKey](unsafeUninitializedCapacity: keys.count) { sorted, made in
             next.withUnsafeMutableBufferPointer { next in
-                keys.withUnsafeBufferPointer { keys in
-                    integers.withUnsafeBufferPointer { integers in
-                        for i in 0..<keys.count {
-                            let bucket = Int(integers[i] &- low)
-                            (sorted.baseAddress! + next[bucket]).initialize(to: keys[i])
-                            next[bucket] &+= 1
-                        }
+                integers.withUnsafeBufferPointer { integers in
+                    for i in 0..<integers.count {
+                        let bucket = Int(integers[i] &- low)
+                        (sorted.baseAddress! + next[bucket]).initialize(to: keys[keys.startIndex &+ i])
+                        next[bucket] &+= 1
                     }
                 }
             }

@@ -290,6 +290,32 @@ import Testing
         return batch.snapshot
     }
 
+    @Test("an index input holds a run of live slots as its range and slots with deletions among them as a list, with each live object's values in key order")
+    func indexInputKeys() throws {
+        let schema = try makeRealm().instance.schema
+        let dogs = try #require(schema.tableByName["Dog"])
+        let pk = try #require(schema[dogs].primaryKeyIndex)
+        let age = try #require(schema[dogs].indexByName["age"])
+        var snapshot = try Self.loadedDogs(3 * IntChunks.width, schema: schema)
+        func expectInput(_ slots: Range<Int>, live: [Int]) {
+            let input = IndexInput(snapshot.tables[dogs.index], slots: slots, properties: [pk, age])
+            #expect(input.keys.map(\.slot) == live, "\(slots)")
+            // (As integers while the column holds no null; deleted objects' nulls make them values.)
+            #expect(Array(input.values(of: pk)) == live.map { .int(Int64($0)) } && Array(input.values(of: age)) == live.map { .int(Int64($0 % 16)) })
+        }
+        let span = 5..<(2 * IntChunks.width + 7)
+        expectInput(span, live: Array(span))
+        // Deleted objects in two leaves: listed around.
+        let deleted: Set = [6, IntChunks.width + 1, 2 * IntChunks.width + 6]
+        for slot in deleted.sorted() {
+            let problem = snapshot.problem(applying: .delete(dogs, ObjectKey(Int64(slot))))
+            #expect(problem == nil)
+            snapshot.apply(.delete(dogs, ObjectKey(Int64(slot))))
+        }
+        expectInput(span, live: span.filter { !deleted.contains($0) })
+        expectInput(7..<IntChunks.width, live: Array(7..<IntChunks.width))
+    }
+
     @Test("grouping by small-range integers gives each value's keys in order, and leaves wide ranges, other kinds and empty input to hashing")
     func groupSmallIntegers() {
         let keys = (0..<5000).map { ObjectKey(Int64($0 * 3)) }
