@@ -21,9 +21,14 @@ extension Column {
             return keys
         }
         if kind == .codedString, let passing = passingCodes(matcher, tests: count) {
-            ints.forEachLeaf { base, leaf in
-                for (offset, code) in leaf.enumerated() where passing[Int(code &+ 1)] && isLive(base &+ offset) {
-                    keys.append(ObjectKey(Int64(base &+ offset)))
+            // The codes read where they are packed, in the loop typed by
+            // their width, with no leaf unpacked first.
+            passing.withUnsafeBufferPointer { passing in
+                var slot = 0
+                ints.forEach(from: 0, through: count - 1) { code in
+                    if passing[Int(code &+ 1)] && isLive(slot) { keys.append(ObjectKey(Int64(slot))) }
+                    slot &+= 1
+                    return true
                 }
             }
             return keys
