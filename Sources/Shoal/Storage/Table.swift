@@ -361,8 +361,10 @@ struct InputKeys: RandomAccessCollection, Sendable {
 
     subscript(i: Int) -> ObjectKey {
         switch storage {
-        case .run(let run): ObjectKey(Int64(run.lowerBound &+ i))
-        case .list(let list): list[i]
+        case .run(let run):
+            precondition(i >= 0 && i < run.count, "key index \(i) out of range 0..<\(run.count)")
+            return ObjectKey(Int64(run.lowerBound &+ i))
+        case .list(let list): return list[i]
         }
     }
 }
