@@ -78,6 +78,10 @@ struct IntChunks: RandomAccessCollection, Sendable {
                 return
             }
             base = least
+            // (A leaf of one value needs no bytes. An array made with no
+            // capacity would write its count into the storage every empty
+            // array shares: harmless, but a race to the thread sanitizer.)
+            guard width != 0 else { return }
             let width = width
             packed = ContiguousArray(unsafeUninitializedCapacity: values.count * width) { bytes, initialized in
                 let raw = UnsafeMutableRawPointer(bytes.baseAddress)
@@ -188,6 +192,7 @@ struct IntChunks: RandomAccessCollection, Sendable {
         /// The values as they are.
         var unpacked: ContiguousArray<Int64> {
             if width == 8 { return wide }
+            guard count > 0 else { return [] }
             return ContiguousArray(unsafeUninitializedCapacity: count) { values, initialized in
                 copyValues(0..<count, to: values.baseAddress!)
                 initialized = count

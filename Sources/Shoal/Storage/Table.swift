@@ -309,9 +309,13 @@ struct IndexInput: Sendable {
             for p in properties {
                 let column = scalars.baseAddress! + p
                 if column.pointee.kind == .int && column.pointee.nulls == nil {
+                    guard !keys.isEmpty else {
+                        integers[p] = []
+                        continue
+                    }
                     integers[p] = ContiguousArray(unsafeUninitializedCapacity: keys.count) { out, made in
                         if allLive {
-                            if !keys.isEmpty { column.pointee.ints.copyValues(slots, to: out.baseAddress!) }
+                            column.pointee.ints.copyValues(slots, to: out.baseAddress!)
                         } else {
                             for (j, key) in keys.enumerated() { (out.baseAddress! + j).initialize(to: column.pointee.ints[key.slot]) }
                         }
