@@ -1,3 +1,4 @@
+import ShoalTestSupport
 import Testing
 
 @testable import Shoal
@@ -48,6 +49,59 @@ import Testing
         #expect(RecordPayload.encode(text).0 == .lz4)
         #expect(RecordPayload.encode(noise) == (.raw, noise))
         #expect(RecordPayload.encode([]) == (.raw, []))
+    }
+
+    @Test("a chunked payload large enough to decode on two threads round-trips; with damage, the failure met first in chunk order is reported")
+    func largeChunkedPayloads() throws {
+        // Six chunks, compressed and stored raw, over the two-thread threshold.
+        var random = SeededRandom(seed: 9)
+        var raw: [UInt8] = []
+        for n in 0..<6 {
+            raw += n % 2 == 0
+                ? LogFixture.payload(.compressible, version: UInt64(n), size: LogFormat.chunkRawBytes)
+                : (0..<LogFormat.chunkRawBytes).map { _ in UInt8.random(in: 0...255, using: &random) }
+        }
+        raw += [1, 2, 3]
+        #expect(raw.count >= SnapshotFile.parallelThreshold)
+        let (codec, stored) = RecordPayload.encode(raw)
+        #expect(codec == .lz4Chunks)
+        func decode(_ stored: [UInt8]) -> Result<[UInt8], LogDamage.Reason> {
+            stored.withUnsafeBytes { buffer in
+                Result { () throws(LogDamage.Reason) in try RecordPayload.decode(buffer, codec: .lz4Chunks, rawLength: raw.count) }
+            }
+        }
+        #expect(try decode(stored).get() == raw)
+        // The chunks' header offsets.
+        var headers: [Int] = []
+        var at = 0
+        while at < stored.count {
+            headers.append(at)
+            at += 8 + Int(stored.loadLittleEndian(UInt32.self, at: at + 4))
+        }
+        #expect(headers.count == 7)
+        // Chunk 2 (compressed) broken, and chunk 4's header too: chunk 2 is reported.
+        var damaged = stored
+        for i in (headers[2] + 8)..<(headers[2] + 40) { damaged[i] = 0xFF }
+        damaged.storeLittleEndian(UInt32(0), at: headers[4])
+        guard case .failure(.undecodablePayload(let first)) = decode(damaged) else {
+            Issue.record("damage not reported")
+            return
+        }
+        #expect(first.contains("chunk at payload offset \(headers[2])"), "\(first)")
+        // Chunk 4's header alone.
+        var header = stored
+        header.storeLittleEndian(UInt32(0), at: headers[4])
+        guard case .failure(.undecodablePayload(let second)) = decode(header) else {
+            Issue.record("damage not reported")
+            return
+        }
+        #expect(second.contains("bad chunk lengths at payload offset \(headers[4])"), "\(second)")
+        // The last chunk cut short.
+        guard case .failure(.undecodablePayload(let third)) = decode(Array(stored.dropLast(2))) else {
+            Issue.record("damage not reported")
+            return
+        }
+        #expect(third.contains("payload offset \(headers[6])"), "\(third)")
     }
 
     @Test("chunked payloads with impossible chunk lengths are rejected")
