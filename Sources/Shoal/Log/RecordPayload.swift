@@ -1,5 +1,3 @@
-import Dispatch
-
 /// Encoding of a record's payload: raw, one LZ4 block, or LZ4 chunks for payloads over 1 MiB.
 ///
 /// Chunking bounds the buffers LZ4 works on and lets a dump stream a large record.
@@ -51,16 +49,15 @@ enum RecordPayload {
         }
     }
 
-    /// Decodes chunked LZ4: every chunk straight into its place in the
-    /// payload (no array per chunk, no copy), on two threads for a large
-    /// payload, as opening a snapshot does. The failure reported is the one
+    /// Decodes chunked LZ4 (``ChunkDecoding``: every chunk straight into
+    /// its place, on two threads for a large payload). The failure reported is the one
     /// reading the chunks in order meets first: a chunk that does not
     /// decode before any later chunk's bad header.
     private static func decodeChunks(
         _ stored: UnsafeRawBufferPointer, rawLength: Int
     ) throws(LogDamage.Reason) -> [UInt8] {
         // The chunks' headers, up to the first bad one.
-        var chunks: [(stored: Range<Int>, raw: Range<Int>)] = []
+        var chunks: [ChunkDecoding.Chunk] = []
         var headerFailure: LogDamage.Reason?
         var offset = 0, decoded = 0
         while offset < stored.count {
@@ -77,53 +74,24 @@ enum RecordPayload {
                 headerFailure = .undecodablePayload("bad chunk lengths at payload offset \(offset - 8)")
                 break
             }
-            chunks.append((offset..<(offset + chunkStored), decoded..<(decoded + chunkRaw)))
+            chunks.append(ChunkDecoding.Chunk(stored: offset..<(offset + chunkStored), raw: decoded..<(decoded + chunkRaw)))
             offset += chunkStored
             decoded += chunkRaw
         }
-        var failures = [Compression.Failure?](repeating: nil, count: chunks.count)
+        var outcomes: [ChunkDecoding.Outcome] = []
         let output = [UInt8](unsafeUninitializedCapacity: Swift.max(rawLength, 1)) { output, initialized in
-            failures.withUnsafeMutableBufferPointer { failures in
-                let work = ChunkWork(input: stored, output: UnsafeMutableRawBufferPointer(output), failures: failures, chunks: chunks)
-                let workers = rawLength >= SnapshotFile.parallelThreshold && chunks.count > 1 ? 2 : 1
-                // Each worker takes every `workers`-th chunk: the chunks are
-                // of equal size but for the last, so the work is even.
-                DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                    for i in stride(from: worker, to: work.chunks.count, by: workers) { work.run(i) }
-                }
-            }
+            outcomes = ChunkDecoding.decode(chunks, from: stored, into: UnsafeMutableRawBufferPointer(output))
             initialized = decoded
         }
-        for (i, failure) in failures.enumerated() {
-            if let failure { throw .undecodablePayload("chunk at payload offset \(chunks[i].stored.lowerBound - 8): \(failure.description)") }
+        for (chunk, outcome) in zip(chunks, outcomes) {
+            if case .undecodable(let failure) = outcome {
+                throw .undecodablePayload("chunk at payload offset \(chunk.stored.lowerBound - 8): \(failure.description)")
+            }
         }
         if let headerFailure { throw headerFailure }
         guard decoded == rawLength else {
             throw .undecodablePayload("chunks decode to \(decoded) bytes, expected \(rawLength)")
         }
         return output
-    }
-
-    /// The buffers the workers of ``decodeChunks(_:rawLength:)`` share.
-    private struct ChunkWork: @unchecked Sendable {
-        // Safe because: the buffers outlive `concurrentPerform`, which
-        // returns only once every worker is done, and a worker reads the
-        // input and writes only the failure and the payload range of the
-        // chunks it alone is given.
-        let input: UnsafeRawBufferPointer
-        let output: UnsafeMutableRawBufferPointer
-        let failures: UnsafeMutableBufferPointer<Compression.Failure?>
-        let chunks: [(stored: Range<Int>, raw: Range<Int>)]
-
-        /// Decodes chunk `i` into its place in the payload.
-        func run(_ i: Int) {
-            let source = UnsafeRawBufferPointer(rebasing: input[chunks[i].stored])
-            let target = UnsafeMutableRawBufferPointer(rebasing: output[chunks[i].raw])
-            if source.count == target.count {
-                target.copyMemory(from: source)
-            } else {
-                do throws(Compression.Failure) { try Compression.decompress(source, into: target) } catch { failures[i] = error }
-            }
-        }
     }
 }

@@ -116,13 +116,13 @@ struct SnapshotFile: Sendable {
     /// Verifies and decodes a snapshot already in memory.
     ///
     /// The chunks' framing is read first, then their checksums are verified
-    /// and their bytes decompressed in parallel (``verifyAndDecompress(_:contents:salt:into:workers:)``),
+    /// and their bytes decompressed in parallel (``ChunkDecoding``),
     /// and the damage found first in file order is reported, as reading
     /// chunk by chunk would: a chunk's checksum, then the framing after it,
     /// then the trailer, then a chunk whose verified bytes do not decode.
     /// - Parameter parallelThreshold: the payload size from which two
     ///   threads share the chunks (tests lower it to check both ways agree).
-    static func decode(path: String, contents: [UInt8], parallelThreshold: Int = parallelThreshold) throws(ShoalError) -> SnapshotFile {
+    static func decode(path: String, contents: [UInt8], parallelThreshold: Int = ChunkDecoding.parallelThreshold) throws(ShoalError) -> SnapshotFile {
         let header: FileHeader
         do { header = try FileHeader.decode(contents, expecting: .snapshot) } catch {
             throw error.shoalError(path: path)
@@ -156,13 +156,31 @@ struct SnapshotFile: Sendable {
         if framingDamage == nil {
             framingDamage = trailerDamage(contents, at: offset, chunkCount: chunks.count).map { corrupt($0.reason, at: $0.offset) }
         }
-        var outcomes: [ChunkOutcome] = []
-        let payload = [UInt8](unsafeUninitializedCapacity: chunks.reduce(0) { $0 + $1.rawLength }) { output, initialized in
-            let workers = output.count >= parallelThreshold && chunks.count > 1 ? 2 : 1
-            outcomes = verifyAndDecompress(chunks, contents: contents, salt: header.salt, into: output, workers: workers)
-            initialized = output.count
+        // Each chunk's place in the payload.
+        var places: [ChunkDecoding.Chunk] = []
+        places.reserveCapacity(chunks.count)
+        var end = 0
+        for chunk in chunks {
+            places.append(ChunkDecoding.Chunk(stored: chunk.body, raw: end..<(end + chunk.rawLength)))
+            end += chunk.rawLength
         }
-        if let bad = outcomes.firstIndex(of: .checksumMismatch) { throw corrupt("chunk checksum mismatch", at: chunks[bad].offset) }
+        var outcomes: [ChunkDecoding.Outcome] = []
+        let salt = header.salt
+        let payload = [UInt8](unsafeUninitializedCapacity: Swift.max(end, 1)) { output, initialized in
+            contents.withUnsafeBytes { input in
+                // A chunk is decoded only once its checksum matches.
+                outcomes = ChunkDecoding.decode(places, from: input, into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(output)[0..<end]),
+                    parallelThreshold: parallelThreshold)
+                { i in
+                    var hasher = Checksum.Hasher(seed: salt)
+                    hasher.update(UnsafeRawBufferPointer(rebasing: input[chunks[i].offset..<(chunks[i].offset + 8)]))
+                    hasher.update(UnsafeRawBufferPointer(rebasing: input[chunks[i].body]))
+                    return hasher.finalize() == chunks[i].checksum
+                }
+            }
+            initialized = end
+        }
+        if let bad = outcomes.firstIndex(of: .rejected) { throw corrupt("chunk checksum mismatch", at: chunks[bad].offset) }
         if let framingDamage { throw framingDamage }
         var trailerHasher = Checksum.Hasher(seed: header.salt)
         for chunk in chunks { withUnsafeBytes(of: chunk.checksum.littleEndian) { trailerHasher.update($0) } }
@@ -183,13 +201,6 @@ struct SnapshotFile: Sendable {
         let checksum: UInt64
     }
 
-    /// What verifying and decompressing one chunk found.
-    private enum ChunkOutcome: Equatable {
-        case decoded
-        case checksumMismatch
-        case undecodable(Compression.Failure)
-    }
-
     /// Why the trailer at `offset` is damaged, if it is (all but its checksum).
     private static func trailerDamage(_ contents: [UInt8], at offset: Int, chunkCount: Int) -> (reason: String, offset: Int)? {
         let remaining = contents.count - offset
@@ -201,73 +212,6 @@ struct SnapshotFile: Sendable {
             return ("trailer chunk count is not \(chunkCount)", offset)
         }
         return nil
-    }
-
-    /// The buffers the workers of ``verifyAndDecompress(_:contents:salt:into:workers:)`` share.
-    private struct ChunkWork: @unchecked Sendable {
-        // Safe because: the buffers outlive `concurrentPerform`, which
-        // returns only once every worker is done, and worker `w` reads the
-        // input and writes only chunk `i`'s outcome and payload range, for
-        // the chunks `i` it alone is given.
-        let input: UnsafeRawBufferPointer
-        let output: UnsafeMutableBufferPointer<UInt8>
-        let outcomes: UnsafeMutableBufferPointer<ChunkOutcome>
-        let starts: [Int]
-        let chunks: [Chunk]
-        let salt: UInt64
-
-        /// Verifies chunk `i` and decodes it into its place in the payload.
-        func run(_ i: Int) {
-            let chunk = chunks[i]
-            var hasher = Checksum.Hasher(seed: salt)
-            hasher.update(UnsafeRawBufferPointer(rebasing: input[chunk.offset..<(chunk.offset + 8)]))
-            hasher.update(UnsafeRawBufferPointer(rebasing: input[chunk.body]))
-            guard hasher.finalize() == chunk.checksum else {
-                outcomes[i] = .checksumMismatch
-                return
-            }
-            let source = UnsafeRawBufferPointer(rebasing: input[chunk.body])
-            let target = UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: output[starts[i]..<(starts[i] + chunk.rawLength)]))
-            if chunk.body.count == chunk.rawLength {
-                target.copyMemory(from: source)
-            } else {
-                do throws(Compression.Failure) { try Compression.decompress(source, into: target) } catch {
-                    outcomes[i] = .undecodable(error)
-                }
-            }
-        }
-    }
-
-    /// The payload at which opening verifies and decompresses chunks on
-    /// two threads: below it, a second thread costs more than it saves.
-    static let parallelThreshold = 4 << 20
-
-    /// Verifies each chunk's checksum and decodes its bytes into its place
-    /// in `output` (decoded straight into the payload: no array per chunk,
-    /// no copy), the chunks shared out between `workers` threads. A chunk
-    /// whose checksum does not match is not decoded.
-    private static func verifyAndDecompress(
-        _ chunks: [Chunk], contents: [UInt8], salt: UInt64, into output: UnsafeMutableBufferPointer<UInt8>, workers: Int
-    ) -> [ChunkOutcome] {
-        var starts: [Int] = []
-        starts.reserveCapacity(chunks.count)
-        var at = 0
-        for chunk in chunks {
-            starts.append(at)
-            at += chunk.rawLength
-        }
-        var outcomes = [ChunkOutcome](repeating: .decoded, count: chunks.count)
-        contents.withUnsafeBytes { input in
-            outcomes.withUnsafeMutableBufferPointer { outcomes in
-                let shared = ChunkWork(input: input, output: output, outcomes: outcomes, starts: starts, chunks: chunks, salt: salt)
-                // Each worker takes every `workers`-th chunk: the chunks
-                // are of equal size but for the last, so the work is even.
-                DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                    for i in stride(from: worker, to: shared.chunks.count, by: workers) { shared.run(i) }
-                }
-            }
-        }
-        return outcomes
     }
 
     private static func encodeChunk(

@@ -62,7 +62,7 @@ import Testing
                 : (0..<LogFormat.chunkRawBytes).map { _ in UInt8.random(in: 0...255, using: &random) }
         }
         raw += [1, 2, 3]
-        #expect(raw.count >= SnapshotFile.parallelThreshold)
+        #expect(raw.count >= ChunkDecoding.parallelThreshold)
         let (codec, stored) = RecordPayload.encode(raw)
         #expect(codec == .lz4Chunks)
         func decode(_ stored: [UInt8]) -> Result<[UInt8], LogDamage.Reason> {

@@ -1,0 +1,82 @@
+import Dispatch
+
+/// Decoding of a payload cut into LZ4 chunks (a snapshot, a log record over
+/// 1 MiB): every chunk straight into its place in the payload, with no
+/// array per chunk and no copy, the chunks shared out between two threads
+/// for a large payload.
+enum ChunkDecoding {
+    /// The payload size from which two threads share the chunks: below it,
+    /// a second thread costs more than it saves.
+    static let parallelThreshold = 4 << 20
+
+    /// One chunk: its stored block in the input, and its place in the
+    /// payload. A block as long as its place is stored raw.
+    struct Chunk: Sendable {
+        let stored: Range<Int>
+        let raw: Range<Int>
+    }
+
+    /// What decoding one chunk found.
+    enum Outcome: Equatable, Sendable {
+        case decoded
+        /// `accept` refused the chunk (its checksum does not match, say): not decoded.
+        case rejected
+        case undecodable(Compression.Failure)
+    }
+
+    /// Decodes each of `chunks` of `input` into its place in `output`, once
+    /// `accept` (called on any of the threads) takes it, on two threads when
+    /// the output is at least `parallelThreshold` bytes and there are
+    /// several chunks.
+    ///
+    /// - Returns: each chunk's outcome, in order, for the caller to report
+    ///   the damage met first.
+    static func decode(
+        _ chunks: [Chunk], from input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+        parallelThreshold: Int = parallelThreshold, accept: (Int) -> Bool = { _ in true }
+    ) -> [Outcome] {
+        var outcomes = [Outcome](repeating: .decoded, count: chunks.count)
+        withoutActuallyEscaping(accept) { accept in
+            outcomes.withUnsafeMutableBufferPointer { outcomes in
+                let work = Work(input: input, output: output, outcomes: outcomes, chunks: chunks, accept: accept)
+                let workers = output.count >= parallelThreshold && chunks.count > 1 ? 2 : 1
+                // Each worker takes every `workers`-th chunk: the chunks are
+                // of equal size but for the last, so the work is even.
+                DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                    for i in stride(from: worker, to: work.chunks.count, by: workers) { work.run(i) }
+                }
+            }
+        }
+        return outcomes
+    }
+
+    /// The buffers the workers of ``decode(_:from:into:parallelThreshold:accept:)`` share.
+    private struct Work: @unchecked Sendable {
+        // Safe because: the buffers outlive `concurrentPerform`, which
+        // returns only once every worker is done; a worker reads the input
+        // and writes only the outcome and the payload range of the chunks it
+        // alone is given; `accept` only reads.
+        let input: UnsafeRawBufferPointer
+        let output: UnsafeMutableRawBufferPointer
+        let outcomes: UnsafeMutableBufferPointer<Outcome>
+        let chunks: [Chunk]
+        let accept: (Int) -> Bool
+
+        /// Decodes chunk `i` into its place, if accepted.
+        func run(_ i: Int) {
+            guard accept(i) else {
+                outcomes[i] = .rejected
+                return
+            }
+            let source = UnsafeRawBufferPointer(rebasing: input[chunks[i].stored])
+            let target = UnsafeMutableRawBufferPointer(rebasing: output[chunks[i].raw])
+            if source.count == target.count {
+                target.copyMemory(from: source)
+            } else {
+                do throws(Compression.Failure) { try Compression.decompress(source, into: target) } catch {
+                    outcomes[i] = .undecodable(error)
+                }
+            }
+        }
+    }
+}
