@@ -276,13 +276,6 @@ struct ByteReader {
         return size
     }
 
-    /// The bytes of the varint at `at` of `payload`, which holds a whole one.
-    static func varintSize(at: Int, in payload: UnsafeBufferPointer<UInt8>) -> Int {
-        var size = 1
-        while payload[at &+ size &- 1] >= 0x80 { size &+= 1 }
-        return size
-    }
-
     /// Reads `count` length-prefixed byte strings at once: one array of
     /// exactly their bytes, and where each ends in it. Reads what `count`
     /// calls of ``lengthPrefixed()`` would, with the same failures at the
@@ -341,7 +334,7 @@ struct ByteReader {
                     // the length when every prefix is minimal: no load
                     // waits for the byte before it.
                     let n = Int(ends[i]) &- written
-                    at &+= minimalPrefixes ? Self.varintSize(n) : Self.varintSize(at: at, in: payload)
+                    at = minimalPrefixes ? at &+ Self.varintSize(n) : offset(ofVarint: 1, from: at)
                     if n > 0 {
                         if n <= 64, at &+ n &+ 8 <= payload.count {
                             let source = UnsafeRawPointer(payload.baseAddress! + at)
