@@ -26,6 +26,12 @@ struct BatchApplier {
     private var run: InsertRun?
     /// Per table index: its indexes, being extended on other threads.
     private var background: [Int: BackgroundIndexing] = [:]
+    /// Per table index: the slots its background job's secondary indexes
+    /// have yet to be given. They are given when the job is finished, so
+    /// that their builds do not take a core from decoding and applying
+    /// while the batch goes on (only the primary key's build, which can
+    /// fail the batch, runs beside it).
+    private var secondaryUnindexed: [Int: [Range<Int>]] = [:]
     /// Per table index: whether its class is embedded.
     let embeddedTables: [Bool]
     /// Whether the schema has an embedded class (else nothing is tracked).
@@ -321,11 +327,28 @@ struct BatchApplier {
         }
     }
 
-    /// Queues the objects of table `t` not indexed yet, if any, on `job`.
+    /// Queues the objects of table `t` not indexed yet, if any, on `job`'s
+    /// primary key build, and notes them for its secondary ones.
     private mutating func handUnindexed(_ t: Int, to job: BackgroundIndexing) {
         guard let start = unindexedFrom.removeValue(forKey: t) else { return }
         let end = snapshot.tables[t].nextKey.slot
-        job.add(IndexInput(snapshot.tables[t], slots: start..<end, properties: job.properties))
+        let primary = job.primaryProperties
+        if !primary.isEmpty { job.add(IndexInput(snapshot.tables[t], slots: start..<end, properties: primary)) }
+        guard !job.secondaryProperties.isEmpty else { return }
+        if let last = secondaryUnindexed[t]?.last, last.upperBound == start {
+            secondaryUnindexed[t]![secondaryUnindexed[t]!.count - 1] = last.lowerBound..<end
+        } else {
+            secondaryUnindexed[t, default: []].append(start..<end)
+        }
+    }
+
+    /// Queues the objects of table `t` noted for `job`'s secondary
+    /// builds, if any, read from the table as it is now on the builds'
+    /// threads: every op that changes an object of the table already in
+    /// place finishes the job first.
+    private mutating func handSecondary(_ t: Int, to job: BackgroundIndexing) {
+        guard let ranges = secondaryUnindexed.removeValue(forKey: t) else { return }
+        job.addSecondary(from: snapshot.tables[t], slots: ranges)
     }
 
     /// Waits for the indexes of table `t` being built on other threads, if
@@ -334,6 +357,7 @@ struct BatchApplier {
     /// - Returns: the first duplicate primary key they found, or `nil`.
     private mutating func joinBackground(_ t: Int) -> String? {
         guard let job = background.removeValue(forKey: t) else { return nil }
+        handSecondary(t, to: job)
         let (builds, problem) = job.finish()
         snapshot.tables[t].restoreIndexes(builds)
         return problem
@@ -366,6 +390,7 @@ struct BatchApplier {
         for t in Set(unindexedFrom.keys).union(background.keys).sorted() {
             if let job = background.removeValue(forKey: t) {
                 handUnindexed(t, to: job)
+                handSecondary(t, to: job)
                 let (primary, secondary, problem) = job.finishDeferringSecondary()
                 snapshot.tables[t].restoreIndexes(primary)
                 if let secondary { snapshot.tables[t].adoptPendingSecondaryIndexes(secondary) }

@@ -268,6 +268,8 @@ extension Table {
 /// invisible to it).
 struct IndexInput: Sendable {
     private(set) var keys: InputKeys
+    /// The properties whose values this holds.
+    let properties: [Int]
     /// The values of each property read as `Value`s.
     private(set) var values: [Int: ContiguousArray<Value>] = [:]
     /// The values of each property of an int column without nulls.
@@ -279,6 +281,7 @@ struct IndexInput: Sendable {
     /// value by value checked the array's uniqueness each time. When every
     /// slot is live (the usual case) the keys are the slots' range.
     init(_ table: Table, slots: Range<Int>, properties: [Int]) {
+        self.properties = properties
         var allLive = true
         var slot = slots.lowerBound
         while allLive, slot < slots.upperBound {
@@ -638,12 +641,41 @@ final class BackgroundIndexing: Sendable {
         self.queues = builds.indices.map { DispatchQueue(label: "shoal.index.\(className).\($0)") }
     }
 
-    /// Queues the objects of `input`.
+    /// Queues the objects of `input` on the builds of its properties.
     func add(_ input: IndexInput) {
-        for (queue, box) in zip(queues, builds) {
+        for (i, (queue, box)) in zip(queues, builds).enumerated() where input.properties.contains(properties[i]) {
             queue.async(group: group) {
                 guard !self.isCancelled else { return }
                 box.withLock { $0.build!.add(input) }
+            }
+        }
+    }
+
+    /// Copies of the tables that ``addSecondary(from:slots:)`` queued
+    /// reads of, held until the builds are taken (after waiting for them)
+    /// or dropped. While a copy is held, the leaves it shares are not
+    /// uniquely referenced, so a change to the table copies them rather
+    /// than writing where a build may be reading.
+    private let sources = Locked<[Table]>([])
+
+    /// The most objects ``addSecondary(from:slots:)`` reads at once: a
+    /// build checks between pieces whether its index is still wanted.
+    static let secondaryPiece = 16_384
+
+    /// Queues slots `slots` of `table` on the secondary builds, each
+    /// reading its property's values on its own thread.
+    func addSecondary(from table: Table, slots: [Range<Int>]) {
+        sources.withLock { $0.append(table) }
+        for (i, (queue, box)) in zip(queues, builds).enumerated() where !isPrimary[i] {
+            let property = properties[i]
+            queue.async(group: group) {
+                for range in slots {
+                    for start in stride(from: range.lowerBound, to: range.upperBound, by: Self.secondaryPiece) {
+                        guard !self.isCancelled else { return }
+                        let input = IndexInput(table, slots: start..<min(start + Self.secondaryPiece, range.upperBound), properties: [property])
+                        box.withLock { $0.build!.add(input) }
+                    }
+                }
             }
         }
     }
@@ -652,12 +684,17 @@ final class BackgroundIndexing: Sendable {
     let properties: [Int]
     /// Whether each build is a primary key's.
     private let isPrimary: [Bool]
+    /// The property of the primary key's index, if it is being built.
+    var primaryProperties: [Int] { properties.indices.filter { isPrimary[$0] }.map { properties[$0] } }
+    /// The properties of the secondary indexes being built.
+    var secondaryProperties: [Int] { properties.indices.filter { !isPrimary[$0] }.map { properties[$0] } }
 
     /// Merges what was gathered (each index on its own queue), waits, and
     /// returns the indexes, and the first duplicate primary key found, if any.
     func finish() -> (builds: [IndexBuild], problem: String?) {
         queueCompletion()
         group.wait()
+        releaseSources()
         return (take(builds.indices).map(\.build), firstProblem())
     }
 
@@ -685,8 +722,19 @@ final class BackgroundIndexing: Sendable {
         }
     }
 
-    /// Waits for every build.
-    fileprivate func wait() { group.wait() }
+    /// Waits for every build, then lets go of the tables they read.
+    fileprivate func wait() {
+        group.wait()
+        releaseSources()
+    }
+
+    private func releaseSources() {
+        let released = sources.withLock { sources in
+            defer { sources = [] }
+            return sources
+        }
+        _ = released
+    }
 
     /// Whether the work left was dropped, the indexes released unread.
     var isCancelled: Bool { cancelled.withLock { $0 } }
@@ -695,6 +743,7 @@ final class BackgroundIndexing: Sendable {
     /// read them.
     fileprivate func cancel(_ indices: [Int]) {
         cancelled.withLock { $0 = true }
+        releaseSources()
         for i in indices { queues[i].async { [builds] in builds[i].withLock { $0.build = nil } } }
     }
 
