@@ -72,10 +72,16 @@ public struct Results<Element: RealmCollectionValue>: RealmCollectionImpl, @unch
         }
     }
 
-    /// The number of objects. O(1) for all objects of a class.
+    /// The number of objects. O(1) for all objects of a class; a filter
+    /// that one typed column answers is counted over the column, with no
+    /// list of its objects made (as realm-core counts a query), unless the
+    /// results were evaluated already.
     public var count: Int {
-        guard case .table = source else { return storedObjectsOrValues().count }
         checkUsable()
+        guard case .table = source else {
+            if let cached = cache.cachedCount(for: instance.stateVersion) { return cached }
+            return source.count(table: table, snapshot: instance.current) ?? storedObjectsOrValues().count
+        }
         return instance.current.tables[table.index].count
     }
 
@@ -116,6 +122,11 @@ final class ResultsCache: @unchecked Sendable {
 
     func elements(for state: (UInt64, Int), compute: () -> StoredElements) -> StoredElements {
         entry(for: state, compute: compute).elements
+    }
+
+    /// The number of elements, if they were evaluated at `state`.
+    func cachedCount(for state: (UInt64, Int)) -> Int? {
+        withEntry { entry in entry.flatMap { $0.state == state ? $0.elements.count : nil } }
     }
 
     /// The elements as values: made from the keys once per state, and kept.

@@ -287,6 +287,16 @@ struct QueryPlan {
         return keys.filter { evaluator.matches(predicate, .link(Link(table: table, key: $0))) }
     }
 
+    /// The number of objects matching, when a scan of one typed column
+    /// answers the whole predicate (counted in place, no key listed);
+    /// `nil` otherwise.
+    func count(on snapshot: Snapshot) -> Int? {
+        guard case .scan = access, residual.count == 1, let (property, matcher) = Self.columnTest(CompiledPredicate(residual[0]), table)
+        else { return nil }
+        let storage = snapshot.tables[table.index]
+        return storage.scalars[property].countSlots(matching: matcher, alive: storage.count == storage.alive.count ? nil : storage.alive)
+    }
+
     /// The keys of `runs`, each ascending, in one ascending run, each key
     /// once (an `IN` list may name a bucket twice): merged in pairs, so
     /// that every key is moved a number of times logarithmic in the runs.
@@ -342,9 +352,10 @@ struct QueryPlan {
         return (column.index, matcher)
     }
 
-    /// The live objects whose `property` matches, tested over the typed column.
+    /// The live objects whose `property` matches, tested over the typed
+    /// column (with no liveness test when no object was deleted).
     private static func scanColumn(_ storage: Table, _ property: Int, _ matcher: ValueMatcher) -> [ObjectKey] {
-        storage.scalars[property].slots(matching: matcher, alive: storage.alive)
+        storage.scalars[property].slots(matching: matcher, alive: storage.count == storage.alive.count ? nil : storage.alive)
     }
 }
 

@@ -59,6 +59,14 @@ indirect enum ResultsSource {
         }
     }
 
+    /// The number of elements on `snapshot`, when counting them is
+    /// cheaper than listing them (a filter of the table that one typed
+    /// column answers); `nil` otherwise.
+    func count(table: TableKey, snapshot: Snapshot) -> Int? {
+        guard case .query(.table, let descriptor) = self, descriptor.ordering.isEmpty, let predicate = descriptor.predicate else { return nil }
+        return QueryPlan(table: table, predicate: predicate, snapshot: snapshot, useIndexes: true).count(on: snapshot)
+    }
+
     /// The objects of `table` matching `predicate` (all with none), in table order.
     private static func keys(_ table: TableKey, matching predicate: BoundPredicate?, snapshot: Snapshot, useIndexes: Bool = true) -> [ObjectKey] {
         guard let predicate else { return snapshot.tables[table.index].liveKeys }

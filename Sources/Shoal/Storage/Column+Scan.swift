@@ -4,13 +4,14 @@ extension Column {
     /// The live slots whose value `matcher` passes, in slot order: the scan
     /// of a comparison of one column with constants.
     ///
-    /// `alive` is the table's liveness. Integer comparisons with integer
+    /// `alive` is the table's liveness, or `nil` when every slot holds a
+    /// live object (no slot is then looked up). Integer comparisons with integer
     /// constants and exact string equality run over the typed leaves with
     /// no `Value` built, and any comparison of coded strings tests each
     /// distinct string once, then the codes; other comparisons build a
     /// `Value` per live slot.
-    func slots(matching matcher: ValueMatcher, alive: Chunks<Bool>) -> [ObjectKey] {
-        @inline(__always) func isLive(_ slot: Int) -> Bool { alive[slot] }
+    func slots(matching matcher: ValueMatcher, alive: Chunks<Bool>?) -> [ObjectKey] {
+        @inline(__always) func isLive(_ slot: Int) -> Bool { alive?[slot] ?? true }
         var keys: [ObjectKey] = []
         if nulls == nil, kind == .int, let test = IntegerTest(matcher) {
             ints.forEachLeaf { base, leaf in
@@ -50,13 +51,36 @@ extension Column {
 }
 
 extension Column {
+    /// The number of live slots ``slots(matching:alive:)`` gives, counted
+    /// where the values are packed, with no key listed: for integer
+    /// comparisons with integer constants and for coded strings; `nil` for
+    /// the other comparisons.
+    func countSlots(matching matcher: ValueMatcher, alive: Chunks<Bool>?) -> Int? {
+        guard count > 0 else { return 0 }
+        if nulls == nil, kind == .int, let test = IntegerTest(matcher) {
+            guard let alive else { return ints.count(from: 0, through: count - 1, where: test.passes) }
+            var matched = 0
+            for slot in 0..<count where test.passes(ints[slot]) && alive[slot] { matched &+= 1 }
+            return matched
+        }
+        guard kind == .codedString, let passing = passingCodes(matcher, tests: count) else { return nil }
+        return passing.withUnsafeBufferPointer { passing in
+            guard let alive else { return ints.count(from: 0, through: count - 1) { passing[Int($0 &+ 1)] } }
+            var matched = 0
+            for slot in 0..<count where passing[Int(ints[slot] &+ 1)] && alive[slot] { matched &+= 1 }
+            return matched
+        }
+    }
+}
+
+extension Column {
     /// Appends to `keys` the live slots of one string leaf (its first slot
     /// `base`) whose value `wanted` passes, reading the leaf's ends of
     /// either width.
     @inline(__always)
     private static func scan<End: FixedWidthInteger>(
         _ bytes: UnsafeRawBufferPointer, _ ends: UnsafeBufferPointer<End>, base: Int, _ wanted: StringEquality,
-        _ alive: Chunks<Bool>, _ keys: inout [ObjectKey]
+        _ alive: Chunks<Bool>?, _ keys: inout [ObjectKey]
     ) {
         var start = 0
         if let (operand, negated) = wanted.single {
@@ -67,7 +91,7 @@ extension Column {
                     let equal = length == operand.count
                         && (length == 0 || memcmp(bytes.baseAddress! + start, operand.baseAddress!, length) == 0)
                     start = Int(end)
-                    if equal != negated && alive[base &+ offset] { keys.append(ObjectKey(Int64(base &+ offset))) }
+                    if equal != negated && alive?[base &+ offset] ?? true { keys.append(ObjectKey(Int64(base &+ offset))) }
                 }
             }
             return
@@ -75,7 +99,7 @@ extension Column {
         for (offset, end) in ends.enumerated() {
             let value = UnsafeRawBufferPointer(rebasing: bytes[start..<Int(end)])
             start = Int(end)
-            if wanted.passes(value) && alive[base &+ offset] { keys.append(ObjectKey(Int64(base &+ offset))) }
+            if wanted.passes(value) && alive?[base &+ offset] ?? true { keys.append(ObjectKey(Int64(base &+ offset))) }
         }
     }
 }

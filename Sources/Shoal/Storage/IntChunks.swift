@@ -122,6 +122,7 @@ struct IntChunks: RandomAccessCollection, Sendable {
         /// Calls `body` with values `first` through `last` in order, in a
         /// loop typed by the leaf's width, until it returns `false`;
         /// returns whether it never did.
+        @inline(__always)
         func forEach(from first: Int, through last: Int, _ body: (Int64) -> Bool) -> Bool {
             func offsets<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) -> Bool {
                 packed.withUnsafeBytes { raw in
@@ -398,6 +399,30 @@ struct IntChunks: RandomAccessCollection, Sendable {
             guard leaves[leaf].forEach(from: i &- start, through: Swift.min(last &- start, Self.mask), body) else { return }
             i = start &+ Self.width
         }
+    }
+
+    /// The number of values from index `first` through `last` that `test`
+    /// passes, read where they are packed. The count is kept per leaf in a
+    /// local: counted through ``forEach(from:through:_:)``, each value was
+    /// an increment in memory, a store waited on by the next.
+    @inline(__always)
+    func count(from first: Int, through last: Int, where test: (Int64) -> Bool) -> Int {
+        var total = 0
+        var i = first
+        while i <= last {
+            let leaf = i &>> Self.bits
+            let start = leaf &<< Self.bits
+            var passed = 0
+            _ = leaves[leaf].forEach(from: i &- start, through: Swift.min(last &- start, Self.mask)) { value in
+                // The flag's byte added, not a branch on it: with values
+                // passing at random, the branch was mispredicted often.
+                passed &+= Int(unsafeBitCast(test(value), to: UInt8.self))
+                return true
+            }
+            total &+= passed
+            i = start &+ Self.width
+        }
+        return total
     }
 
     /// Calls `body` with each leaf's values and the index of its first value.

@@ -233,3 +233,44 @@ import Testing
         } catch { #expect(error.message == message) }
     }
 }
+
+extension ResultsQueryTests {
+    @Test("count of a filter one column answers is counted in place, with no list made, and agrees with the objects after deletes and changes")
+    func countInPlace() throws {
+        let realm = try makeRealm()
+        try realm.write {
+            for i in 0..<300 {
+                realm.create(Dog.self, value: ["id": i, "name": ["a", "b", "c"][i % 3], "breed": ["pug", "lab"][i % 2], "age": i % 7])
+            }
+        }
+        let dogs = realm.objects(Dog.self)
+        // A string column (coded or not), an unindexed int, and ones the
+        // column cannot count alone (an indexed property, two terms).
+        let predicates: [(String, (Dog) -> Bool)] = [
+            ("breed == 'pug'", { $0.breed == "pug" }), ("name != 'b'", { $0.name != "b" }), ("name BEGINSWITH 'a'", { $0.name.hasPrefix("a") }),
+            ("id < 100", { $0.id < 100 }), ("id BETWEEN {20, 40}", { (20...40).contains($0.id) }), ("age == 3", { $0.age == 3 }),
+            ("breed == 'pug' AND id > 10", { $0.breed == "pug" && $0.id > 10 }),
+        ]
+        func check(_ when: String) {
+            for (format, test) in predicates {
+                let filtered = dogs.filter(format)
+                #expect(filtered.count == dogs.filter(test).count, "\(format) \(when)")
+                #expect(filtered.count == Array(filtered).count, "\(format) \(when)")
+            }
+        }
+        check("at first")
+        // The counts made in place made no list of objects.
+        let pugs = dogs.filter("breed == 'pug'")
+        #expect(pugs.count == 150)
+        #expect(pugs.cache.cachedCount(for: realm.instance.stateVersion) == nil)
+        // Evaluated results answer from what they hold.
+        #expect(pugs.map(\.id).count == 150)
+        #expect(pugs.cache.cachedCount(for: realm.instance.stateVersion) == 150)
+        try realm.write {
+            realm.delete(realm.objects(Dog.self).filter("id < 30"))
+            for dog in realm.objects(Dog.self).filter("id >= 200") { dog.breed = "pug" }
+        }
+        check("after deletes and changes")
+        #expect(pugs.count == (30..<200).count { $0 % 2 == 0 } + 100)
+    }
+}

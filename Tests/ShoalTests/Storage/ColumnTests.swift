@@ -94,6 +94,13 @@ import Testing
             let scanned = column.slots(matching: matcher, alive: alive)
             let expected = (0..<n).filter { alive[$0] && matcher.matches(column[$0]) }.map { ObjectKey(Int64($0)) }
             #expect(scanned == expected, "round \(round): \(op) \(operands)")
+            // With no dead slot, the scan without a liveness test.
+            let everyone = (0..<n).filter { matcher.matches(column[$0]) }.map { ObjectKey(Int64($0)) }
+            #expect(column.slots(matching: matcher, alive: nil) == everyone, "round \(round), all live: \(op) \(operands)")
+            // Counted in place: integers without nulls and coded strings.
+            let counted = column.countSlots(matching: matcher, alive: alive)
+            #expect(counted == (column.kind == .codedString || (column.kind == .int && column.nulls == nil) ? expected.count : nil), "round \(round)")
+            #expect(column.countSlots(matching: matcher, alive: nil) == counted.map { _ in everyone.count }, "round \(round)")
         }
     }
 }
@@ -241,6 +248,7 @@ extension ColumnTests {
             let expected = keys.filter { matcher.matches(coded[$0.slot]) }
             #expect(coded.filter(keys, matching: matcher) == expected, "\(matcher)")
             #expect(coded.slots(matching: matcher, alive: alive) == (0..<coded.count).filter { matcher.matches(coded[$0]) }.map { ObjectKey(Int64($0)) })
+            #expect(coded.slots(matching: matcher, alive: nil) == coded.slots(matching: matcher, alive: alive))
         }
     }
 }

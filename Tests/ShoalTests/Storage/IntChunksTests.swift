@@ -42,6 +42,10 @@ import Testing
                     made = last - first + 1
                 }
                 #expect(copied == Array(model[first...last]), "\(context) \(first)...\(last), copied")
+                // Counted in place, by a test the values pass at random.
+                let pivot = model[(first + last) / 2]
+                #expect(chunks.count(from: first, through: last) { $0 < pivot } == model[first...last].count { $0 < pivot }, "\(context) \(first)...\(last), counted")
+                #expect(chunks.count(from: first, through: last) { _ in true } == last - first + 1, "\(context) \(first)...\(last), counted all")
             }
         }
         if !model.isEmpty {
