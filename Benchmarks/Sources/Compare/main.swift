@@ -214,7 +214,7 @@ if let name = options.profile {
         body = { firstResults.append(try engine.reopenAndCount(path: path, breed: "Pug").firstResultNs) }
         cleanup = {
             let ms = firstResults.sorted().map { fmt(micros($0) / 1000) }
-            log("to first result: median \(ms[ms.count / 2]) ms, min \(ms.first!), max \(ms.last!)")
+            log("to first result: median \(ms[ms.count / 2]) ms, quartiles \(ms[ms.count / 4])–\(ms[ms.count * 3 / 4]), min \(ms.first!), max \(ms.last!)")
             if options.store == nil { Disk.remove(path) }
         }
     default:

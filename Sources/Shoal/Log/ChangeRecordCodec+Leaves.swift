@@ -100,11 +100,16 @@ extension ChangeRecordCodec {
             let leafOffset = r.offset
             var strings = Column(kind: .string)
             try decodeStringLeaf(&r, count: n, into: &strings)
+            var new: [String] = []
+            new.reserveCapacity(n)
             for j in 0..<n {
-                let before = dictionary.count
-                guard case .string(let s) = strings[j], dictionary.code(adding: s) == Int32(before) else {
-                    throw DecodingFailure(offset: leafOffset, reason: "coded strings: the dictionary's new string \(j) of this leaf is one it holds")
+                guard case .string(let s) = strings[j] else {
+                    throw DecodingFailure(offset: leafOffset, reason: "coded strings: the dictionary's new string \(j) of this leaf is not a string")
                 }
+                new.append(s)
+            }
+            if let j = dictionary.addNew(new) {
+                throw DecodingFailure(offset: leafOffset, reason: "coded strings: the dictionary's new string \(j) of this leaf is one it holds")
             }
             left -= n
         }

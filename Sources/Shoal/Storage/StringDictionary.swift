@@ -60,6 +60,38 @@ struct StringDictionary: Sendable {
         return add(String(decoding: bytes, as: UTF8.self), at: slot)
     }
 
+    /// Gives `new`, strings the dictionary does not hold, the next codes
+    /// in their order, at once: the hash table grown once, the codes
+    /// claimed and the ranks dropped once (a loaded column's dictionary
+    /// comes as leaves of new strings; adding them one by one made a rank
+    /// cache and took a lock per string).
+    ///
+    /// - Returns: the index in `new` of the first string the dictionary
+    ///   already holds (those before it are added, it and those after it
+    ///   not), or `nil` when every one was new.
+    /// - Precondition: the dictionary has room for all of `new`.
+    mutating func addNew(_ new: [String]) -> Int? {
+        precondition(new.count <= Self.capacity - strings.count, "\(new.count) new strings past the dictionary's capacity")
+        guard !new.isEmpty else { return nil }
+        let first = strings.count
+        defer {
+            if strings.count > first {
+                order = OrderCache()
+                if !lineage.claim(first..<strings.count) { lineage = Lineage(claimed: strings.count) }
+            }
+        }
+        var size = Swift.max(64, slots.count)
+        while size < 2 * (first + new.count) { size *= 2 }
+        if size != slots.count { rehash(slots: size) }
+        for (j, string) in new.enumerated() {
+            let (found, slot) = find(hash: Self.hash(string)) { Self.equal($0, string) }
+            if found != nil { return j }
+            slots[slot] = Int32(strings.count) + 1
+            strings.append(string, reservingLeaf: false)
+        }
+        return nil
+    }
+
     /// Gives `string`, which the dictionary does not hold, the next code;
     /// `slot` is where its probe ended.
     private mutating func add(_ string: String, at slot: Int) -> Int32? {
@@ -174,11 +206,14 @@ private final class Lineage: @unchecked Sendable {
     init(claimed: Int = 0) { self.claimed = claimed }
 
     /// Takes `code` for the caller, when no member has given it out.
-    func claim(_ code: Int) -> Bool {
+    func claim(_ code: Int) -> Bool { claim(code..<code + 1) }
+
+    /// Takes `codes` for the caller, when no member has given out any of them.
+    func claim(_ codes: Range<Int>) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        guard claimed == code else { return false }
-        claimed += 1
+        guard claimed == codes.lowerBound else { return false }
+        claimed = codes.upperBound
         return true
     }
 }

@@ -110,6 +110,39 @@ import Testing
         #expect((0..<3).map { copy[$0] } == ["m", "c", "x"].map { Value.string($0) })
         #expect((0..<4).map { column[$0] } == ["b", "c", "x", "a"].map { Value.string($0) })
     }
+
+    @Test("new strings added at once take the next codes in order, past a growth of the table; a repeat stops them at its index; copies diverge as with single adds")
+    func addNewAtOnce() {
+        var dictionary = StringDictionary()
+        #expect(dictionary.code(adding: "m") == 0)
+        #expect(dictionary.ranks() == [0])
+        let words = (0..<300).map { "w\($0)" }
+        #expect(dictionary.addNew(words) == nil)
+        #expect(dictionary.count == 301)
+        for (i, w) in words.enumerated() { #expect(dictionary.code(of: w) == Int32(i + 1)) }
+        #expect(dictionary.code(of: "m") == 0)
+        // The ranks made before are dropped: made again over all 301.
+        #expect(dictionary.ranks()[0] == 0 && dictionary.ranks().count == 301)
+
+        // A repeat of a held string, or of one earlier in the batch.
+        var held = dictionary
+        #expect(held.addNew(["a", "b", "w7", "c"]) == 2)
+        #expect(held.count == 303 && held.code(of: "b") == 302 && held.code(of: "c") == nil)
+        var twice = dictionary
+        #expect(twice.addNew(["z", "y", "z"]) == 2)
+        #expect(twice.count == 303 && twice.code(of: "y") == 302)
+
+        // A copy that adds after another copy claimed the same codes starts
+        // a lineage of its own: neither is a prefix of the other.
+        var base = StringDictionary()
+        #expect(base.addNew(["a", "b"]) == nil)
+        var first = base, second = base
+        #expect(first.addNew(["p"]) == nil)
+        #expect(second.addNew(["q", "r"]) == nil)
+        #expect(base.isPrefix(of: first))
+        #expect(!first.isPrefix(of: second) && !second.isPrefix(of: first))
+        #expect(first.code(of: "p") == 2 && second.code(of: "q") == 2)
+    }
 }
 
 /// Coded string columns in snapshots (format version 5).
