@@ -244,7 +244,7 @@ struct PrimaryIndex: Sendable, Sequence {
         guard isTyped else { return values.invariantViolation() }
         if let problem = integers.invariantViolation() { return problem }
         guard let dense else { return nil }
-        let held = dense.slots.reduce(0) { $1 != 0 ? $0 + 1 : $0 }
+        let held = (0..<dense.span).count { dense.slot($0) != 0 }
         guard held == dense.held, integers.isEmpty else {
             return "the direct map of the primary keys holds \(held) entries, counted \(dense.held), beside a tree of \(integers.count)"
         }
@@ -276,9 +276,9 @@ struct PrimaryIndex: Sendable, Sequence {
                 return (.null, key)
             }
             if let dense {
-                while slot < dense.slots.count {
+                while slot < dense.span {
                     defer { slot += 1 }
-                    let v = dense.slots[slot]
+                    let v = dense.slot(slot)
                     if v != 0 { return (.int(dense.base &+ Int64(slot)), ObjectKey(v - 1)) }
                 }
                 return nil
@@ -348,12 +348,30 @@ struct PrimaryIndex: Sendable, Sequence {
 /// Integer primary keys by position: the object of key `base + i` (its
 /// key + 1, 0 for none) in slot `i` of packed, copy-on-write leaves. Held
 /// by ``PrimaryIndex`` instead of its tree while the keys are dense.
+///
+/// The first slots may be a run held as two numbers, stored nowhere: key
+/// `base + i` is object `runFirst + i` for every `i` below `runLength`.
+/// That is what ids counted up beside the objects' keys give (a loaded
+/// table, a bulk insert), and extending the run costs nothing per key. A
+/// change inside the run first writes it out as slots.
 struct DenseKeys: Sendable {
     /// The key of slot 0.
     private(set) var base: Int64
-    private(set) var slots = IntChunks()
+    /// The number of slots the run holds.
+    private var runLength = 0
+    /// The object key of the run's first slot.
+    private var runFirst: Int64 = 0
+    /// The slots after the run (slot `runLength + j` in `tail[j]`).
+    private var tail = IntChunks()
     /// The number of keys held (slots not 0).
     private(set) var held = 0
+
+    /// The number of slots, held or empty.
+    var span: Int { runLength + tail.count }
+
+    /// Slot `i`'s object key + 1, or 0 when empty.
+    @inline(__always)
+    func slot(_ i: Int) -> Int64 { i < runLength ? runFirst &+ Int64(i) &+ 1 : tail[i &- runLength] }
 
     /// The most slots a map of `keys` keys may span.
     static func limit(keys: Int) -> Int { 2 * keys + Chunks<Int64>.width }
@@ -375,8 +393,10 @@ struct DenseKeys: Sendable {
     func object(_ key: Int64) -> ObjectKey? {
         // The difference as unsigned: a key below the base wraps past the count.
         let i = UInt64(bitPattern: key &- base)
-        guard i < UInt64(slots.count) else { return nil }
-        let v = slots[Int(i)]
+        if i < UInt64(runLength) { return ObjectKey(runFirst &+ Int64(i)) }
+        let j = i &- UInt64(runLength)
+        guard j < UInt64(tail.count) else { return nil }
+        let v = tail[Int(j)]
         return v == 0 ? nil : ObjectKey(v - 1)
     }
 
@@ -384,8 +404,14 @@ struct DenseKeys: Sendable {
     /// `upper` (`nil` ends are open), in key order, until it returns `false`.
     func forEachEntry(from lower: TreeBound<Int64>?, to upper: TreeBound<Int64>?, _ body: (Int64, ObjectKey) -> Bool) {
         guard let range = slots(from: lower, to: upper) else { return }
-        var key = base &+ Int64(range.lowerBound)
-        slots.forEach(from: range.lowerBound, through: range.upperBound) { v in
+        var i = range.lowerBound
+        while i <= range.upperBound, i < runLength {
+            guard body(base &+ Int64(i), ObjectKey(runFirst &+ Int64(i))) else { return }
+            i &+= 1
+        }
+        guard i <= range.upperBound else { return }
+        var key = base &+ Int64(i)
+        tail.forEach(from: i &- runLength, through: range.upperBound &- runLength) { v in
             defer { key &+= 1 }
             return v == 0 || body(key, ObjectKey(v - 1))
         }
@@ -394,9 +420,9 @@ struct DenseKeys: Sendable {
     /// The slots of the keys from `lower` to `upper` (`nil` ends are
     /// open), or `nil` when none lies in the map.
     private func slots(from lower: TreeBound<Int64>?, to upper: TreeBound<Int64>?) -> ClosedRange<Int>? {
-        guard !slots.isEmpty else { return nil }
+        guard span > 0 else { return nil }
         var low = base
-        var high = base &+ Int64(slots.count) &- 1
+        var high = base &+ Int64(span) &- 1
         if let lower {
             if lower.isInclusive { low = Swift.max(low, lower.key) } else if lower.key == .max { return nil } else { low = Swift.max(low, lower.key + 1) }
         }
@@ -409,27 +435,33 @@ struct DenseKeys: Sendable {
 
     /// Adds objects `keys` with primary keys `integers` (`integers[i]` the
     /// key of `keys[i]`), which must ascend strictly from past every slot
-    /// of the map and keep it within the span allowed: the bulk path of an
-    /// empty index fed a loaded table's column, input by input, which reads
-    /// each key twice (a check, then a store) and makes no entry.
+    /// held and stay within the span allowed; `false` when they do not (or
+    /// the counts differ), and then nothing changed.
     ///
-    /// - Returns: `false` when the keys do not qualify; nothing changed then.
+    /// Keys that continue the map with no gap, given to objects that
+    /// continue the run, extend the run.
     mutating func extend(keys: InputKeys, integers: ContiguousArray<Int64>) -> Bool {
         guard keys.count == integers.count else { return false }
         guard let first = integers.first, let last = integers.last else { return true }
-        guard first >= base, first &- base >= Int64(slots.count) else { return false }
+        guard first >= base, first &- base >= Int64(span) else { return false }
         for j in integers.indices.dropFirst() where integers[j] <= integers[j &- 1] { return false }
-        let (span, overflow) = last.subtractingReportingOverflow(base)
-        guard !overflow, span < Int64(Self.limit(keys: held + keys.count)) else { return false }
-        if first &- base == Int64(slots.count), last &- first == Int64(integers.count - 1) {
-            // Keys that continue the map with no gap (a loaded table's ids)
-            // go in a leaf at a time, written into an array first: appending
-            // a lazy mapping copied it into a temporary array per leaf.
+        let (distance, overflow) = last.subtractingReportingOverflow(base)
+        guard !overflow, distance < Int64(Self.limit(keys: held + keys.count)) else { return false }
+        if first &- base == Int64(span), last &- first == Int64(integers.count - 1) {
+            if tail.isEmpty, let run = keys.run, runLength == 0 || Int64(run.lowerBound) == runFirst &+ Int64(runLength) {
+                if runLength == 0 { runFirst = Int64(run.lowerBound) }
+                runLength += run.count
+                held += run.count
+                return true
+            }
+            // Keys that continue the map with no gap go in a leaf at a
+            // time, written into an array first: appending a lazy mapping
+            // copied it into a temporary array per leaf.
             let stored = ContiguousArray<Int64>(unsafeUninitializedCapacity: keys.count) { out, made in
                 for j in 0..<keys.count { (out.baseAddress! + j).initialize(to: keys[j].rawValue + 1) }
                 made = keys.count
             }
-            slots.append(contentsOf: stored)
+            tail.append(contentsOf: stored)
             held += keys.count
         } else {
             for (key, n) in zip(keys, integers) { store(key, at: Int(n &- base)) }
@@ -450,14 +482,25 @@ struct DenseKeys: Sendable {
 
     /// Sets the object of slot `i`, growing the map to it.
     private mutating func store(_ payload: ObjectKey, at i: Int) {
-        if i >= slots.count {
-            slots.append(repeating: 0, count: i - slots.count)
-            slots.append(payload.rawValue + 1)
+        if i < runLength { writeOutRun() }
+        let j = i &- runLength
+        if j >= tail.count {
+            tail.append(repeating: 0, count: j - tail.count)
+            tail.append(payload.rawValue + 1)
             held += 1
         } else {
-            if slots[i] == 0 { held += 1 }
-            slots[i] = payload.rawValue + 1
+            if tail[j] == 0 { held += 1 }
+            tail[j] = payload.rawValue + 1
         }
+    }
+
+    /// Writes the run out as slots, before a change inside it.
+    private mutating func writeOutRun() {
+        guard runLength > 0 else { return }
+        var slots = IntChunks()
+        slots.append(contentsOf: ContiguousArray((0..<Int64(runLength)).lazy.map { [runFirst] in runFirst &+ $0 &+ 1 }))
+        slots.append(contentsOf: ContiguousArray(tail))
+        (tail, runLength, runFirst) = (slots, 0, 0)
     }
 
     /// Whether ``set(contentsOf:)`` can take `sorted` (ascending keys):
@@ -480,9 +523,9 @@ struct DenseKeys: Sendable {
         // Keys that continue the map with no gap (a loaded table's ids)
         // go in a leaf at a time.
         if let first = sorted.first, let last = sorted.last,
-            first.key &- base == Int64(slots.count), last.key &- first.key == Int64(sorted.count - 1)
+            first.key &- base == Int64(span), last.key &- first.key == Int64(sorted.count - 1)
         {
-            slots.append(contentsOf: sorted.lazy.map { $0.payload.rawValue + 1 })
+            tail.append(contentsOf: sorted.lazy.map { $0.payload.rawValue + 1 })
             held += sorted.count
             return
         }
@@ -493,10 +536,11 @@ struct DenseKeys: Sendable {
     /// too sparse to keep.
     mutating func clear(_ key: Int64) -> Bool {
         let i = UInt64(bitPattern: key &- base)
-        if i < UInt64(slots.count), slots[Int(i)] != 0 {
-            slots[Int(i)] = 0
+        if i < UInt64(runLength) { writeOutRun() }
+        if i < UInt64(tail.count), tail[Int(i)] != 0 {
+            tail[Int(i)] = 0
             held -= 1
         }
-        return slots.count <= Self.limit(keys: held)
+        return span <= Self.limit(keys: held)
     }
 }

@@ -354,6 +354,12 @@ struct InputKeys: RandomAccessCollection, Sendable {
     /// The keys of slots `run`.
     init(run: Range<Int>) { storage = .run(run) }
 
+    /// The slots, when the keys are a run of them.
+    var run: Range<Int>? {
+        if case .run(let run) = storage { return run }
+        return nil
+    }
+
     /// The keys `list`.
     init(_ list: [ObjectKey]) { storage = .list(list) }
 

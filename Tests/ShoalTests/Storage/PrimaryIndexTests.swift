@@ -310,3 +310,78 @@ extension DenseKeysTests {
         #expect(index.invariantViolation() == nil)
     }
 }
+
+extension DenseKeysTests {
+    @Test("a map extended by runs of objects whose ids continue holds them as a run: look-ups, ranges across its end, changes and removals inside it, and later slots agree with a model")
+    func runOfObjects() {
+        var map = DenseKeys(base: 1_000)
+        var model: [Int64: ObjectKey] = [:]
+        // Objects 50..<5_050 with ids 1_000..<6_000, in two inputs: one run.
+        for (slots, ids) in [(50..<3_050, Int64(1_000)..<4_000), (3_050..<5_050, 4_000..<6_000)] {
+            let extended = map.extend(keys: InputKeys(run: slots), integers: ContiguousArray(ids))
+            #expect(extended)
+            for (slot, id) in zip(slots, ids) { model[id] = ObjectKey(Int64(slot)) }
+        }
+        // Ids that go on but objects that do not (a gap in the slots): slots after the run.
+        let after = map.extend(keys: InputKeys(run: 6_000..<6_100), integers: ContiguousArray(6_000..<6_100))
+        #expect(after)
+        for (slot, id) in zip(6_000..<6_100, Int64(6_000)..<6_100) { model[id] = ObjectKey(Int64(slot)) }
+        // A list of keys, with a gap in the ids.
+        let listed = (7_000..<7_050).map { ObjectKey(Int64($0)) }
+        let gapped = map.extend(keys: InputKeys(listed), integers: ContiguousArray((0..<50).map { 6_200 + 2 * Int64($0) }))
+        #expect(gapped)
+        for (j, key) in listed.enumerated() { model[6_200 + 2 * Int64(j)] = key }
+
+        func check(_ when: String) {
+            #expect(map.held == model.count, "\(when)")
+            #expect((900...6_400).allSatisfy { map.object(Int64($0)) == model[Int64($0)] }, "\(when)")
+            var entries: [(Int64, ObjectKey)] = []
+            map.forEachEntry(from: TreeBound(key: 3_990, isInclusive: false), to: TreeBound(key: 6_010, isInclusive: true)) { key, object in
+                entries.append((key, object))
+                return true
+            }
+            let expected = model.filter { $0.key > 3_990 && $0.key <= 6_010 }.sorted { $0.key < $1.key }
+            #expect(entries.map(\.0) == expected.map(\.key) && entries.map(\.1) == expected.map(\.value), "\(when)")
+            var stopped = 0
+            map.forEachEntry(from: nil, to: nil) { _, _ in
+                stopped += 1
+                return stopped < 10
+            }
+            #expect(stopped == 10, "\(when)")
+        }
+        check("with the run")
+
+        // A change inside the run writes it out; a copy keeps its own.
+        let copy = map
+        let set = map.set(2_500, ObjectKey(99_999), keys: map.held)
+        #expect(set)
+        model[2_500] = ObjectKey(99_999)
+        let kept = map.clear(1_500)
+        #expect(kept)
+        model[1_500] = nil
+        check("written out")
+        #expect(copy.object(2_500) == ObjectKey(1_550) && copy.object(1_500) == ObjectKey(550) && copy.held == model.count + 1)
+
+        // A run that does not continue the ids' slots is refused, and changes nothing.
+        var refused = DenseKeys(base: 0)
+        let first = refused.extend(keys: InputKeys(run: 0..<10), integers: ContiguousArray(0..<10))
+        let second = refused.extend(keys: InputKeys(run: 10..<20), integers: ContiguousArray(5..<15))
+        #expect(first && !second)
+        #expect(refused.held == 10 && refused.object(9) == ObjectKey(9) && refused.object(10) == nil)
+    }
+
+    @Test("an index that adopts a map holding a run iterates, counts and turns into a tree with every key")
+    func adoptedRun() {
+        var map = DenseKeys(base: 0)
+        let extended = map.extend(keys: InputKeys(run: 0..<20_000), integers: ContiguousArray(0..<20_000))
+        #expect(extended)
+        var index = PrimaryIndex(for: PrimaryIndexTests.intProperty)
+        index.adopt(map)
+        #expect(index.count == 20_000 && index.invariantViolation() == nil)
+        #expect(index.map(\.1) == (0..<20_000).map { ObjectKey(Int64($0)) })
+        // A key far past the span makes the index a tree, with every key.
+        index.updateValue(ObjectKey(20_000), forKey: .int(10_000_000))
+        #expect(!index.hasDenseMap && index.count == 20_001 && index.invariantViolation() == nil)
+        #expect(index.object(forInteger: 12_345) == ObjectKey(12_345) && index.object(forInteger: 10_000_000) == ObjectKey(20_000))
+    }
+}
