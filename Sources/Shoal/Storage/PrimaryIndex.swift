@@ -537,8 +537,10 @@ struct DenseKeys: Sendable {
     mutating func clear(_ key: Int64) -> Bool {
         let i = UInt64(bitPattern: key &- base)
         if i < UInt64(runLength) { writeOutRun() }
-        if i < UInt64(tail.count), tail[Int(i)] != 0 {
-            tail[Int(i)] = 0
+        // The slot's place in the tail (the run written out, if it held it).
+        let j = i &- UInt64(runLength)
+        if j < UInt64(tail.count), tail[Int(j)] != 0 {
+            tail[Int(j)] = 0
             held -= 1
         }
         return span <= Self.limit(keys: held)

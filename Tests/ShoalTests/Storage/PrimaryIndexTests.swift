@@ -350,6 +350,11 @@ extension DenseKeysTests {
             #expect(stopped == 10, "\(when)")
         }
         check("with the run")
+        // A removal after the run leaves it whole.
+        let cleared = map.clear(6_050)
+        #expect(cleared)
+        model[6_050] = nil
+        check("cleared after the run")
 
         // A change inside the run writes it out; a copy keeps its own.
         let copy = map
@@ -383,5 +388,43 @@ extension DenseKeysTests {
         index.updateValue(ObjectKey(20_000), forKey: .int(10_000_000))
         #expect(!index.hasDenseMap && index.count == 20_001 && index.invariantViolation() == nil)
         #expect(index.object(forInteger: 12_345) == ObjectKey(12_345) && index.object(forInteger: 10_000_000) == ObjectKey(20_000))
+    }
+}
+
+extension DenseKeysTests {
+    @Test("random replacements, inserts past the end and removals on an index whose map began as a run agree with a model, first with the run whole", arguments: [1, 2, 3])
+    func randomChangesOverARun(seed: UInt64) {
+        var rng = SeededRandom(seed: seed)
+        var map = DenseKeys(base: 500)
+        let extended = map.extend(keys: InputKeys(run: 0..<3_000), integers: ContiguousArray(500..<3_500))
+        #expect(extended)
+        var index = PrimaryIndex(for: PrimaryIndexTests.intProperty)
+        index.adopt(map)
+        var model = Dictionary(uniqueKeysWithValues: (0..<3_000).map { (Int64(500 + $0), ObjectKey(Int64($0))) })
+        var next = Int64(3_000)
+        for step in 0..<600 {
+            // First past the run only (it stays whole), then anywhere.
+            let key = Int64.random(in: step < 200 ? 3_500..<4_000 : 400..<4_000, using: &rng)
+            switch Int.random(in: 0..<3, using: &rng) {
+            case 0:
+                #expect(index.remove(.int(key))?.1 == model.removeValue(forKey: key), "step \(step): remove \(key)")
+            case 1:
+                #expect(index.updateValue(ObjectKey(next), forKey: .int(key)) == model.updateValue(ObjectKey(next), forKey: key), "step \(step): set \(key)")
+                next += 1
+            default:
+                // The next id past the end, as a live insert makes it.
+                let id = (model.keys.max() ?? 499) + 1
+                #expect(index.updateValue(ObjectKey(next), forKey: .int(id)) == nil)
+                model[id] = ObjectKey(next)
+                next += 1
+            }
+            if step % 50 == 0 {
+                #expect(index.invariantViolation() == nil, "step \(step)")
+                #expect(Self.agree(index, model, 400...4_100), "step \(step)")
+            }
+        }
+        #expect(index.count == model.count && index.invariantViolation() == nil)
+        #expect(Self.agree(index, model, 400...4_100))
+        #expect(index.map(\.0) == model.keys.sorted().map { Value.int($0) })
     }
 }
