@@ -261,11 +261,14 @@ extension Table {
 /// their values, copied out of the table's columns a leaf at a time: as
 /// integers, with no `Value`, from an int column holding no null.
 ///
-/// Index builds on other threads read only this, never the table's
+/// Index builds beside a batch read only this, never the table's
 /// vectors: the batch goes on appending to those, and a vector mutates a
 /// node in place once no other copy holds it, which the thread sanitizer
 /// cannot tell from a race (the reference count that orders the two is
-/// invisible to it).
+/// invisible to it). Secondary builds given their objects when the batch
+/// finishes make their inputs on their own threads, from a copy of the
+/// table that ``BackgroundIndexing`` holds until it is waited for, so
+/// that the table's next change copies the leaves they read.
 struct IndexInput: Sendable {
     private(set) var keys: InputKeys
     /// The properties whose values this holds.
@@ -623,9 +626,12 @@ struct PrimaryBatch<Key: SortedTreeKey & Sendable>: Sendable {
 
 /// The indexes of one table, extended on other threads, one serial queue
 /// per index: in parallel with each other (``Table/indexSlots(from:schema:)``
-/// for a large batch) and with a ``BatchApplier`` that goes on decoding and
-/// applying, so that the objects of a large replayed record are gathered as
-/// they arrive and merged at the end. The table has no indexes until
+/// for a large batch), and the primary key's with a ``BatchApplier`` that
+/// goes on decoding and applying, so that the objects of a large replayed
+/// record are gathered as they arrive and merged at the end. The secondary
+/// builds are given their objects when the batch finishes or needs them
+/// (``addSecondary(from:slots:)``), so as not to take a core from the
+/// batch on a two-core machine. The table has no indexes until
 /// ``finish()`` hands them back, so the batch must call it before any op
 /// that reads or changes them; at the batch's end,
 /// ``finishDeferringSecondary()`` hands back the primary key's index and
@@ -734,6 +740,8 @@ final class BackgroundIndexing: Sendable {
         releaseSources()
     }
 
+    /// Drops ``sources`` (outside the lock: releasing the last copy of a
+    /// table frees its leaves).
     private func releaseSources() {
         let released = sources.withLock { sources in
             defer { sources = [] }
