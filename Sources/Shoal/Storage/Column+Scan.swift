@@ -35,12 +35,7 @@ extension Column {
             return keys
         }
         if nulls == nil, kind == .string, let wanted = StringEquality(matcher) {
-            for (n, leaf) in bytes.leaves.enumerated() {
-                let base = n &<< Chunks<UInt8>.bits
-                leaf.bytes.withUnsafeBytes { bytes in
-                    leaf.withEnds { Self.scan(bytes, $0, base: base, wanted, alive, &keys) } short: { Self.scan(bytes, $0, base: base, wanted, alive, &keys) }
-                }
-            }
+            forEachSlot(passing: wanted, alive: alive) { keys.append(ObjectKey(Int64($0))) }
             return keys
         }
         for slot in 0..<count where isLive(slot) && matcher.matches(self[slot]) {
@@ -52,15 +47,20 @@ extension Column {
 
 extension Column {
     /// The number of live slots ``slots(matching:alive:)`` gives, counted
-    /// where the values are packed, with no key listed: for integer
-    /// comparisons with integer constants and for coded strings; `nil` for
-    /// the other comparisons.
+    /// where the values are, with no key listed: for integer comparisons
+    /// with integer constants, coded strings, and exact string equality on
+    /// plain strings; `nil` for the other comparisons.
     func countSlots(matching matcher: ValueMatcher, alive: Chunks<Bool>?) -> Int? {
         guard count > 0 else { return 0 }
         if nulls == nil, kind == .int, let test = IntegerTest(matcher) {
             guard let alive else { return ints.count(from: 0, through: count - 1, where: test.passes) }
             var matched = 0
             for slot in 0..<count where test.passes(ints[slot]) && alive[slot] { matched &+= 1 }
+            return matched
+        }
+        if nulls == nil, kind == .string, let wanted = StringEquality(matcher) {
+            var matched = 0
+            forEachSlot(passing: wanted, alive: alive) { _ in matched &+= 1 }
             return matched
         }
         guard kind == .codedString, let passing = passingCodes(matcher, tests: count) else { return nil }
@@ -74,13 +74,25 @@ extension Column {
 }
 
 extension Column {
-    /// Appends to `keys` the live slots of one string leaf (its first slot
+    /// Calls `found` with each live slot of a plain string column whose
+    /// value `wanted` passes, in slot order, reading the bytes in place.
+    @inline(__always)
+    private func forEachSlot(passing wanted: StringEquality, alive: Chunks<Bool>?, _ found: (Int) -> Void) {
+        for (n, leaf) in bytes.leaves.enumerated() {
+            let base = n &<< Chunks<UInt8>.bits
+            leaf.bytes.withUnsafeBytes { bytes in
+                leaf.withEnds { Self.scan(bytes, $0, base: base, wanted, alive, found) } short: { Self.scan(bytes, $0, base: base, wanted, alive, found) }
+            }
+        }
+    }
+
+    /// Calls `found` with the live slots of one string leaf (its first slot
     /// `base`) whose value `wanted` passes, reading the leaf's ends of
     /// either width.
     @inline(__always)
     private static func scan<End: FixedWidthInteger>(
         _ bytes: UnsafeRawBufferPointer, _ ends: UnsafeBufferPointer<End>, base: Int, _ wanted: StringEquality,
-        _ alive: Chunks<Bool>?, _ keys: inout [ObjectKey]
+        _ alive: Chunks<Bool>?, _ found: (Int) -> Void
     ) {
         var start = 0
         if let (operand, negated) = wanted.single {
@@ -91,7 +103,7 @@ extension Column {
                     let equal = length == operand.count
                         && (length == 0 || memcmp(bytes.baseAddress! + start, operand.baseAddress!, length) == 0)
                     start = Int(end)
-                    if equal != negated && alive?[base &+ offset] ?? true { keys.append(ObjectKey(Int64(base &+ offset))) }
+                    if equal != negated && alive?[base &+ offset] ?? true { found(base &+ offset) }
                 }
             }
             return
@@ -99,7 +111,7 @@ extension Column {
         for (offset, end) in ends.enumerated() {
             let value = UnsafeRawBufferPointer(rebasing: bytes[start..<Int(end)])
             start = Int(end)
-            if wanted.passes(value) && alive?[base &+ offset] ?? true { keys.append(ObjectKey(Int64(base &+ offset))) }
+            if wanted.passes(value) && alive?[base &+ offset] ?? true { found(base &+ offset) }
         }
     }
 }

@@ -97,9 +97,12 @@ import Testing
             // With no dead slot, the scan without a liveness test.
             let everyone = (0..<n).filter { matcher.matches(column[$0]) }.map { ObjectKey(Int64($0)) }
             #expect(column.slots(matching: matcher, alive: nil) == everyone, "round \(round), all live: \(op) \(operands)")
-            // Counted in place: integers without nulls and coded strings.
+            // Counted in place: integers without nulls, coded strings, and
+            // exact equality on plain strings without nulls.
             let counted = column.countSlots(matching: matcher, alive: alive)
-            #expect(counted == (column.kind == .codedString || (column.kind == .int && column.nulls == nil) ? expected.count : nil), "round \(round)")
+            let countable = column.kind == .codedString || column.nulls == nil
+                && (column.kind == .int || column.kind == .string && StringEquality(matcher) != nil)
+            #expect(counted == (countable ? expected.count : nil), "round \(round): \(column.kind) \(op)")
             #expect(column.countSlots(matching: matcher, alive: nil) == counted.map { _ in everyone.count }, "round \(round)")
         }
     }
@@ -322,5 +325,30 @@ extension ColumnTests {
         let wanted = expected[3]
         #expect(column.slots(matching: ValueMatcher(.equal, [.string(wanted)], options: []), alive: alive).map(\.slot)
             == expected.indices.filter { expected[$0] == wanted })
+    }
+}
+
+extension ColumnTests {
+    @Test("a plain string column counts exact equality in place, as its scan lists it, with and without dead slots")
+    func plainStringCounts() {
+        var rng = SeededRandom(seed: 9)
+        var column = Column(kind: .string)
+        let words = ["", "a", "pug", "Pug", "lab", "beagle", "é", "e\u{301}"]
+        let n = 10_000
+        for _ in 0..<n { column.append(.string(words.randomElement(using: &rng)!)) }
+        #expect(column.kind == .string)
+        var alive = Chunks<Bool>()
+        for _ in 0..<n { alive.append(Int.random(in: 0..<5, using: &rng) != 0) }
+        for matcher in [
+            ValueMatcher(.equal, [.string("pug")], options: []), ValueMatcher(.notEqual, [.string("pug")], options: []),
+            ValueMatcher(.equal, [.string("")], options: []), ValueMatcher(.in, [.string("lab"), .string("é")], options: []),
+        ] {
+            let listed = column.slots(matching: matcher, alive: alive).count
+            #expect(listed == (0..<n).count { alive[$0] && matcher.matches(column[$0]) }, "\(matcher)")
+            #expect(column.countSlots(matching: matcher, alive: alive) == listed, "\(matcher)")
+            #expect(column.countSlots(matching: matcher, alive: nil) == (0..<n).count { matcher.matches(column[$0]) }, "\(matcher)")
+        }
+        // [c] is left to the value-by-value test.
+        #expect(column.countSlots(matching: ValueMatcher(.equal, [.string("pug")], options: [.caseInsensitive]), alive: nil) == nil)
     }
 }
