@@ -12,7 +12,9 @@ import Synchronization
 /// ```
 ///
 /// Results are evaluated lazily, at most once per version however many
-/// times `count` or the subscript are used.
+/// times `count` or the subscript are used. A `count` that one typed
+/// column can answer is counted without making the list of objects, also
+/// at most once per version.
 ///
 /// ## Topics
 /// ### Reading
@@ -79,8 +81,8 @@ public struct Results<Element: RealmCollectionValue>: RealmCollectionImpl, @unch
     public var count: Int {
         checkUsable()
         guard case .table = source else {
-            if let cached = cache.cachedCount(for: instance.stateVersion) { return cached }
-            return source.count(table: table, snapshot: instance.current) ?? storedObjectsOrValues().count
+            let counted = cache.count(for: instance.stateVersion) { source.count(table: table, snapshot: instance.current) }
+            return counted ?? storedObjectsOrValues().count
         }
         return instance.current.tables[table.index].count
     }
@@ -119,14 +121,32 @@ final class ResultsCache: @unchecked Sendable {
     }
     private let busy = Atomic<Bool>(false)
     private var entry: Entry?
+    /// A count made without the elements (``count(for:counting:)``), and its state.
+    private var counted: (state: (UInt64, Int), count: Int)?
 
     func elements(for state: (UInt64, Int), compute: () -> StoredElements) -> StoredElements {
         entry(for: state, compute: compute).elements
     }
 
-    /// The number of elements, if they were evaluated at `state`.
-    func cachedCount(for state: (UInt64, Int)) -> Int? {
-        withEntry { entry in entry.flatMap { $0.state == state ? $0.elements.count : nil } }
+    /// The number of elements at `state`: from the elements when they were
+    /// evaluated at `state`, or from a count made at `state`, else from
+    /// `counting` (kept, when it can count without the elements). `nil`
+    /// when none of them knows: the caller evaluates the elements.
+    func count(for state: (UInt64, Int), counting: () -> Int?) -> Int? {
+        let known = withEntry { entry -> Int? in
+            if let entry, entry.state == state { return entry.elements.count }
+            if let counted, counted.state == state { return counted.count }
+            return nil
+        }
+        if let known { return known }
+        guard let count = counting() else { return nil }
+        withEntry { _ in counted = (state, count) }
+        return count
+    }
+
+    /// Whether the elements were evaluated at `state` (tests).
+    func holdsElements(for state: (UInt64, Int)) -> Bool {
+        withEntry { entry in entry.map { $0.state == state } ?? false }
     }
 
     /// The elements as values: made from the keys once per state, and kept.

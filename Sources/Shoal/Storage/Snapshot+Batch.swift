@@ -122,6 +122,11 @@ struct BatchApplier {
             // now, and made again (idempotently) when the object is indexed.
             applyRun()
             if let problem = indexPending(t.index) { return problem }
+        case _ where Self.leavesIndexesAlone(op, snapshot.schema):
+            // The indexes may stay on their threads: the primary key's build
+            // reads copies of the values, and the secondary builds read the
+            // table only once handed their slots, by a later join or finish.
+            applyRun()
         default:
             applyRun()
             // Any other op may read or change the indexes: they must be home.
@@ -130,6 +135,21 @@ struct BatchApplier {
         if let problem = snapshot.problem(applying: op) { return problem }
         snapshot.apply(op)
         return nil
+    }
+
+    /// Whether `op` neither reads nor changes an index of its table: a set
+    /// of a property no index holds (a link set once every table is in,
+    /// when loading a snapshot), or a change to a collection.
+    private static func leavesIndexesAlone(_ op: ChangeOp, _ schema: Schema) -> Bool {
+        switch op {
+        case .set(let t, _, let p, _):
+            let properties = schema.objectSchema[t.index].properties
+            return properties.indices.contains(p) && !properties[p].isPrimary && !properties[p].isIndexed
+        case .listInsert, .listSet, .listRemove, .listMove, .setInsert, .setRemove, .mapSet, .mapRemove, .collectionClear:
+            return true
+        case .insert, .delete:
+            return false
+        }
     }
 
     /// The value of property `p` of an object still in the pending run, if

@@ -259,13 +259,18 @@ extension ResultsQueryTests {
             }
         }
         check("at first")
-        // The counts made in place made no list of objects.
+        // A count made in place makes no list of objects, and is kept for
+        // the version: asked again, it is not counted again.
         let pugs = dogs.filter("breed == 'pug'")
         #expect(pugs.count == 150)
-        #expect(pugs.cache.cachedCount(for: realm.instance.stateVersion) == nil)
+        #expect(!pugs.cache.holdsElements(for: realm.instance.stateVersion))
+        var countedAgain = false
+        #expect(pugs.cache.count(for: realm.instance.stateVersion) { countedAgain = true; return 0 } == 150)
+        #expect(!countedAgain)
         // Evaluated results answer from what they hold.
         #expect(pugs.map(\.id).count == 150)
-        #expect(pugs.cache.cachedCount(for: realm.instance.stateVersion) == 150)
+        #expect(pugs.cache.holdsElements(for: realm.instance.stateVersion))
+        #expect(pugs.count == 150)
         try realm.write {
             realm.delete(realm.objects(Dog.self).filter("id < 30"))
             for dog in realm.objects(Dog.self).filter("id >= 200") { dog.breed = "pug" }

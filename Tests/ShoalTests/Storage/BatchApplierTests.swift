@@ -433,3 +433,41 @@ import Testing
         #expect(duplicate?.contains("share the primary key 3") == true, "\(String(describing: duplicate))")
     }
 }
+
+extension BatchApplierTests {
+    @Test("sets of properties no index holds and collection changes leave the indexes building on their threads; a set of an indexed property brings them home; the result is the live one")
+    func opsThatLeaveIndexesAlone() throws {
+        let schema = try makeRealm().instance.schema
+        let dogs = try #require(schema.tableByName["Dog"])
+        let dogPK = try #require(schema[dogs].primaryKeyIndex)
+        let age = try #require(schema[dogs].indexByName["age"])
+        let name = try #require(schema[dogs].indexByName["name"])
+        let tags = try #require(schema[dogs].indexByName["tags"])
+        var values = ClassRegistry.info(for: Dog.self).defaults
+        var ops: [ChangeOp] = []
+        let count = BatchApplier.backgroundIndexingThreshold + 100
+        for i in 0..<count {
+            values[dogPK] = .int(Int64(i))
+            values[age] = .int(Int64(i % 16))
+            ops.append(.insert(dogs, ObjectKey(Int64(i)), values))
+        }
+        var live = Snapshot(schema: schema)
+        var batch = BatchApplier(Snapshot(schema: schema))
+        func apply(_ op: ChangeOp) {
+            #expect(live.problem(applying: op) == nil)
+            live.apply(op)
+            #expect(batch.apply(op) == nil, "\(op)")
+        }
+        for op in ops { apply(op) }
+        // The insert runs handed the table's indexes to their threads.
+        #expect(batch.snapshot.tables[dogs.index].primaryIndex == nil)
+        apply(.set(dogs, ObjectKey(5), property: name, .string("five")))
+        apply(.setInsert(dogs, ObjectKey(6), property: tags, .string("good")))
+        #expect(batch.snapshot.tables[dogs.index].primaryIndex == nil)
+        apply(.set(dogs, ObjectKey(7), property: age, .int(42)))
+        #expect(batch.snapshot.tables[dogs.index].primaryIndex != nil)
+        #expect(batch.finish() == nil)
+        #expect(batch.snapshot.hasSameContents(as: live))
+        #expect(batch.snapshot.invariantViolation() == nil)
+    }
+}
