@@ -81,8 +81,7 @@ public struct Results<Element: RealmCollectionValue>: RealmCollectionImpl, @unch
     public var count: Int {
         checkUsable()
         guard case .table = source else {
-            let counted = cache.count(for: instance.stateVersion) { source.count(table: table, snapshot: instance.current) }
-            return counted ?? storedObjectsOrValues().count
+            return cache.count(for: instance.stateVersion) { source.countOrElements(table: table, snapshot: instance.current) }
         }
         return instance.current.tables[table.index].count
     }
@@ -121,27 +120,30 @@ final class ResultsCache: @unchecked Sendable {
     }
     private let busy = Atomic<Bool>(false)
     private var entry: Entry?
-    /// A count made without the elements (``count(for:counting:)``), and its state.
+    /// A count made without the elements (``count(for:compute:)``), and its state.
     private var counted: (state: (UInt64, Int), count: Int)?
 
     func elements(for state: (UInt64, Int), compute: () -> StoredElements) -> StoredElements {
         entry(for: state, compute: compute).elements
     }
 
-    /// The number of elements at `state`: from the elements when they were
-    /// evaluated at `state`, or from a count made at `state`, else from
-    /// `counting` (kept, when it can count without the elements). `nil`
-    /// when none of them knows: the caller evaluates the elements.
-    func count(for state: (UInt64, Int), counting: () -> Int?) -> Int? {
+    /// The number of elements at `state`: from the elements or a count
+    /// made at `state`, else from `compute`, whose count or elements are kept.
+    func count(for state: (UInt64, Int), compute: () -> ResultsSource.CountOrElements) -> Int {
         let known = withEntry { entry -> Int? in
             if let entry, entry.state == state { return entry.elements.count }
             if let counted, counted.state == state { return counted.count }
             return nil
         }
         if let known { return known }
-        guard let count = counting() else { return nil }
-        withEntry { _ in counted = (state, count) }
-        return count
+        switch compute() {
+        case .count(let count):
+            withEntry { _ in counted = (state, count) }
+            return count
+        case .elements(let elements):
+            withEntry { $0 = Entry(state: state, elements: elements) }
+            return elements.count
+        }
     }
 
     /// Whether the elements were evaluated at `state` (tests).

@@ -294,7 +294,7 @@ struct QueryPlan {
         guard case .scan = access, residual.count == 1, let (property, matcher) = Self.columnTest(CompiledPredicate(residual[0]), table)
         else { return nil }
         let storage = snapshot.tables[table.index]
-        return storage.scalars[property].countSlots(matching: matcher, alive: storage.count == storage.alive.count ? nil : storage.alive)
+        return storage.scalars[property].countSlots(matching: matcher, alive: storage.scanLiveness)
     }
 
     /// The keys of `runs`, each ascending, in one ascending run, each key
@@ -355,7 +355,7 @@ struct QueryPlan {
     /// The live objects whose `property` matches, tested over the typed
     /// column (with no liveness test when no object was deleted).
     private static func scanColumn(_ storage: Table, _ property: Int, _ matcher: ValueMatcher) -> [ObjectKey] {
-        storage.scalars[property].slots(matching: matcher, alive: storage.count == storage.alive.count ? nil : storage.alive)
+        storage.scalars[property].slots(matching: matcher, alive: storage.scanLiveness)
     }
 }
 

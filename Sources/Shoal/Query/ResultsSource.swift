@@ -59,12 +59,22 @@ indirect enum ResultsSource {
         }
     }
 
-    /// The number of elements on `snapshot`, when counting them is
-    /// cheaper than listing them (a filter of the table that one typed
-    /// column answers); `nil` otherwise.
-    func count(table: TableKey, snapshot: Snapshot) -> Int? {
-        guard case .query(.table, let descriptor) = self, descriptor.ordering.isEmpty, let predicate = descriptor.predicate else { return nil }
-        return QueryPlan(table: table, predicate: predicate, snapshot: snapshot, useIndexes: true).count(on: snapshot)
+    /// The number of elements on `snapshot`, counted without listing them
+    /// when one typed column answers a filter of the table; otherwise the
+    /// elements, evaluated (by the same plan), for the caller to count and keep.
+    func countOrElements(table: TableKey, snapshot: Snapshot) -> CountOrElements {
+        guard case .query(.table, let descriptor) = self, descriptor.ordering.isEmpty, let predicate = descriptor.predicate else {
+            return .elements(evaluateElements(table: table, snapshot: snapshot))
+        }
+        let plan = QueryPlan(table: table, predicate: predicate, snapshot: snapshot, useIndexes: true)
+        if let count = plan.count(on: snapshot) { return .count(count) }
+        return .elements(.objects(table, plan.run(on: snapshot)))
+    }
+
+    /// What ``countOrElements(table:snapshot:)`` made.
+    enum CountOrElements {
+        case count(Int)
+        case elements(StoredElements)
     }
 
     /// The objects of `table` matching `predicate` (all with none), in table order.

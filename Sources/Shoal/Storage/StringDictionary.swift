@@ -74,12 +74,7 @@ struct StringDictionary: Sendable {
         precondition(new.count <= Self.capacity - strings.count, "\(new.count) new strings past the dictionary's capacity")
         guard !new.isEmpty else { return nil }
         let first = strings.count
-        defer {
-            if strings.count > first {
-                order = OrderCache()
-                if !lineage.claim(first..<strings.count) { lineage = Lineage(claimed: strings.count) }
-            }
-        }
+        defer { if strings.count > first { noteAdded(first..<strings.count) } }
         var size = Swift.max(64, slots.count)
         while size < 2 * (first + new.count) { size *= 2 }
         if size != slots.count { rehash(slots: size) }
@@ -103,11 +98,16 @@ struct StringDictionary: Sendable {
         } else {
             slots[slot] = code + 1
         }
-        order = OrderCache()
-        // A copy that already took this code for another string: this one
-        // starts a lineage of its own.
-        if !lineage.claim(Int(code)) { lineage = Lineage(claimed: Int(code) + 1) }
+        noteAdded(Int(code)..<Int(code) + 1)
         return code
+    }
+
+    /// Drops the ranks and claims `codes`, just given out.
+    private mutating func noteAdded(_ codes: Range<Int>) {
+        order = OrderCache()
+        // A copy that already took these codes for other strings: this one
+        // starts a lineage of its own.
+        if !lineage.claim(codes) { lineage = Lineage(claimed: codes.upperBound) }
     }
 
     /// Whether `other` holds this dictionary's strings under the same
@@ -204,9 +204,6 @@ private final class Lineage: @unchecked Sendable {
     private var claimed: Int
 
     init(claimed: Int = 0) { self.claimed = claimed }
-
-    /// Takes `code` for the caller, when no member has given it out.
-    func claim(_ code: Int) -> Bool { claim(code..<code + 1) }
 
     /// Takes `codes` for the caller, when no member has given out any of them.
     func claim(_ codes: Range<Int>) -> Bool {

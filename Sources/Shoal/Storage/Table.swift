@@ -116,6 +116,10 @@ struct Table: Sendable {
         builtSecondary = isKnownUniquelyReferenced(&pending) ? pending.take() : pending.indexes
     }
 
+    /// The liveness a scan tests: `nil` when no object was deleted, so
+    /// that every slot is live and none need be looked up.
+    var scanLiveness: Chunks<Bool>? { count == alive.count ? nil : alive }
+
     /// The next key an insert must use.
     var nextKey: ObjectKey { ObjectKey(Int64(alive.count)) }
 

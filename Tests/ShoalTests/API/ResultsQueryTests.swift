@@ -265,8 +265,13 @@ extension ResultsQueryTests {
         #expect(pugs.count == 150)
         #expect(!pugs.cache.holdsElements(for: realm.instance.stateVersion))
         var countedAgain = false
-        #expect(pugs.cache.count(for: realm.instance.stateVersion) { countedAgain = true; return 0 } == 150)
+        #expect(pugs.cache.count(for: realm.instance.stateVersion) { countedAgain = true; return .count(0) } == 150)
         #expect(!countedAgain)
+        // A count the plan cannot make in place (an indexed property) keeps
+        // the elements it listed.
+        let threes = dogs.filter("age == 3")
+        #expect(threes.count == 43)
+        #expect(threes.cache.holdsElements(for: realm.instance.stateVersion))
         // Evaluated results answer from what they hold.
         #expect(pugs.map(\.id).count == 150)
         #expect(pugs.cache.holdsElements(for: realm.instance.stateVersion))

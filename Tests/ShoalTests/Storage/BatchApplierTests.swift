@@ -276,18 +276,23 @@ import Testing
     /// `count` dogs (ids and keys `0..<count`, ages `i % 16`) applied and
     /// finished in one batch, as a replay of one bulk insert makes them.
     static func loadedDogs(_ count: Int, schema: Schema) throws -> Snapshot {
+        var batch = BatchApplier(Snapshot(schema: schema))
+        for op in try dogInserts(count, schema: schema) { #expect(batch.apply(op) == nil) }
+        #expect(batch.finish() == nil)
+        return batch.snapshot
+    }
+
+    /// The inserts of `count` dogs: ids and keys `0..<count`, ages `i % 16`.
+    static func dogInserts(_ count: Int, schema: Schema) throws -> [ChangeOp] {
         let dogs = try #require(schema.tableByName["Dog"])
         let dogPK = try #require(schema[dogs].primaryKeyIndex)
         let age = try #require(schema[dogs].indexByName["age"])
         var values = ClassRegistry.info(for: Dog.self).defaults
-        var batch = BatchApplier(Snapshot(schema: schema))
-        for i in 0..<count {
+        return (0..<count).map { i in
             values[dogPK] = .int(Int64(i))
             values[age] = .int(Int64(i % 16))
-            #expect(batch.apply(.insert(dogs, ObjectKey(Int64(i)), values)) == nil)
+            return .insert(dogs, ObjectKey(Int64(i)), values)
         }
-        #expect(batch.finish() == nil)
-        return batch.snapshot
     }
 
     @Test("an index input holds a run of live slots as its range and slots with deletions among them as a list, with each live object's values in key order")
@@ -439,18 +444,10 @@ extension BatchApplierTests {
     func opsThatLeaveIndexesAlone() throws {
         let schema = try makeRealm().instance.schema
         let dogs = try #require(schema.tableByName["Dog"])
-        let dogPK = try #require(schema[dogs].primaryKeyIndex)
         let age = try #require(schema[dogs].indexByName["age"])
         let name = try #require(schema[dogs].indexByName["name"])
         let tags = try #require(schema[dogs].indexByName["tags"])
-        var values = ClassRegistry.info(for: Dog.self).defaults
-        var ops: [ChangeOp] = []
-        let count = BatchApplier.backgroundIndexingThreshold + 100
-        for i in 0..<count {
-            values[dogPK] = .int(Int64(i))
-            values[age] = .int(Int64(i % 16))
-            ops.append(.insert(dogs, ObjectKey(Int64(i)), values))
-        }
+        let ops = try Self.dogInserts(BatchApplier.backgroundIndexingThreshold + 100, schema: schema)
         var live = Snapshot(schema: schema)
         var batch = BatchApplier(Snapshot(schema: schema))
         func apply(_ op: ChangeOp) {
