@@ -24,16 +24,36 @@ enum ChunkDecoding {
         case undecodable(Compression.Failure)
     }
 
-    /// Decodes each of `chunks` of `input` into its place in `output`, once
-    /// `accept` (called on any of the threads) takes it, on two threads when
-    /// the output is at least `parallelThreshold` bytes and there are
-    /// several chunks.
+    /// The payload `chunks` of `input` make, each decoded into its place
+    /// once `accept` (called on any of the threads) takes it, on two
+    /// threads when the payload is at least `parallelThreshold` bytes and
+    /// there are several chunks; places of chunks not decoded hold
+    /// whatever was in memory.
     ///
-    /// - Returns: each chunk's outcome, in order, for the caller to report
-    ///   the damage met first.
-    static func decode(
-        _ chunks: [Chunk], from input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+    /// - Returns: the payload (the chunks' places end to end, from 0), and
+    ///   each chunk's outcome, in order, for the caller to report the
+    ///   damage met first.
+    static func payload(
+        _ chunks: [Chunk], from input: UnsafeRawBufferPointer,
         parallelThreshold: Int = parallelThreshold, accept: (Int) -> Bool = { _ in true }
+    ) -> (payload: [UInt8], outcomes: [Outcome]) {
+        let size = chunks.last?.raw.upperBound ?? 0
+        var outcomes: [Outcome] = []
+        // At least one byte of capacity: an array made with none writes its
+        // count into the storage every empty array shares.
+        let payload = [UInt8](unsafeUninitializedCapacity: Swift.max(size, 1)) { output, initialized in
+            let output = UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(output)[0..<size])
+            outcomes = decode(chunks, from: input, into: output, parallelThreshold: parallelThreshold, accept: accept)
+            initialized = size
+        }
+        return (payload, outcomes)
+    }
+
+    /// Decodes each of `chunks` of `input` into its place in `output`, once
+    /// `accept` takes it.
+    private static func decode(
+        _ chunks: [Chunk], from input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+        parallelThreshold: Int, accept: (Int) -> Bool
     ) -> [Outcome] {
         var outcomes = [Outcome](repeating: .decoded, count: chunks.count)
         withoutActuallyEscaping(accept) { accept in
@@ -50,7 +70,7 @@ enum ChunkDecoding {
         return outcomes
     }
 
-    /// The buffers the workers of ``decode(_:from:into:parallelThreshold:accept:)`` share.
+    /// The buffers the workers of ``payload(_:from:parallelThreshold:accept:)`` share.
     private struct Work: @unchecked Sendable {
         // Safe because: the buffers outlive `concurrentPerform`, which
         // returns only once every worker is done; a worker reads the input

@@ -78,11 +78,7 @@ enum RecordPayload {
             offset += chunkStored
             decoded += chunkRaw
         }
-        var outcomes: [ChunkDecoding.Outcome] = []
-        let output = [UInt8](unsafeUninitializedCapacity: Swift.max(rawLength, 1)) { output, initialized in
-            outcomes = ChunkDecoding.decode(chunks, from: stored, into: UnsafeMutableRawBufferPointer(output))
-            initialized = decoded
-        }
+        let (output, outcomes) = ChunkDecoding.payload(chunks, from: stored)
         for (chunk, outcome) in zip(chunks, outcomes) {
             if case .undecodable(let failure) = outcome {
                 throw .undecodablePayload("chunk at payload offset \(chunk.stored.lowerBound - 8): \(failure.description)")

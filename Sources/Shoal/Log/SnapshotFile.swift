@@ -157,28 +157,20 @@ struct SnapshotFile: Sendable {
             framingDamage = trailerDamage(contents, at: offset, chunkCount: chunks.count).map { corrupt($0.reason, at: $0.offset) }
         }
         // Each chunk's place in the payload.
-        var places: [ChunkDecoding.Chunk] = []
-        places.reserveCapacity(chunks.count)
         var end = 0
-        for chunk in chunks {
-            places.append(ChunkDecoding.Chunk(stored: chunk.body, raw: end..<(end + chunk.rawLength)))
-            end += chunk.rawLength
+        let places = chunks.map { chunk in
+            defer { end += chunk.rawLength }
+            return ChunkDecoding.Chunk(stored: chunk.body, raw: end..<(end + chunk.rawLength))
         }
-        var outcomes: [ChunkDecoding.Outcome] = []
         let salt = header.salt
-        let payload = [UInt8](unsafeUninitializedCapacity: Swift.max(end, 1)) { output, initialized in
-            contents.withUnsafeBytes { input in
-                // A chunk is decoded only once its checksum matches.
-                outcomes = ChunkDecoding.decode(places, from: input, into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(output)[0..<end]),
-                    parallelThreshold: parallelThreshold)
-                { i in
-                    var hasher = Checksum.Hasher(seed: salt)
-                    hasher.update(UnsafeRawBufferPointer(rebasing: input[chunks[i].offset..<(chunks[i].offset + 8)]))
-                    hasher.update(UnsafeRawBufferPointer(rebasing: input[chunks[i].body]))
-                    return hasher.finalize() == chunks[i].checksum
-                }
+        let (payload, outcomes) = contents.withUnsafeBytes { input in
+            // A chunk is decoded only once its checksum matches.
+            ChunkDecoding.payload(places, from: input, parallelThreshold: parallelThreshold) { i in
+                var hasher = Checksum.Hasher(seed: salt)
+                hasher.update(UnsafeRawBufferPointer(rebasing: input[chunks[i].offset..<(chunks[i].offset + 8)]))
+                hasher.update(UnsafeRawBufferPointer(rebasing: input[chunks[i].body]))
+                return hasher.finalize() == chunks[i].checksum
             }
-            initialized = end
         }
         if let bad = outcomes.firstIndex(of: .rejected) { throw corrupt("chunk checksum mismatch", at: chunks[bad].offset) }
         if let framingDamage { throw framingDamage }
