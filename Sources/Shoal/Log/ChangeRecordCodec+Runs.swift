@@ -205,7 +205,15 @@ extension ChangeRecordCodec {
         switch kind {
         case .null:
             try check(.null, at: kindOffset)
-            column = RunColumn(repeating: .null, count: count)
+            if shape.collection != .none {
+                // A collection property's column: placeholders, which take
+                // no memory and are appended as a count.
+                var placeholders = Column(kind: .none)
+                placeholders.appendNulls(count)
+                column = RunColumn(typed: placeholders)
+            } else {
+                column = RunColumn(repeating: .null, count: count)
+            }
         case .tagged:
             try fill { r throws(DecodingFailure) in
                 let offset = r.offset

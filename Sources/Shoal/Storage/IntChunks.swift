@@ -178,15 +178,84 @@ struct IntChunks: RandomAccessCollection, Sendable {
             }
         }
 
+        /// Whether values `range` are `first`, `first + 1`, … in order:
+        /// one pass over the values as stored, with no branch per value.
+        func countsUp(_ range: Range<Int>, from first: Int64) -> Bool {
+            guard !range.isEmpty else { return true }
+            switch width {
+            case 0: return range.count == 1 && base == first
+            case 8:
+                return wide.withUnsafeBufferPointer { values in
+                    var misses = 0
+                    for j in range { misses &+= values[j] &- Int64(j) != first &- Int64(range.lowerBound) ? 1 : 0 }
+                    return misses == 0
+                }
+            default:
+                // Offsets from the base: offset `j` must be `first - base + (j - lower)`.
+                let (start, overflow) = first.subtractingReportingOverflow(base)
+                guard !overflow, start >= 0 else { return false }
+                let shift = start &- Int64(range.lowerBound)
+                func check<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) -> Bool {
+                    packed.withUnsafeBytes { raw in
+                        var misses = 0
+                        for j in range {
+                            let offset = Int64(raw.loadUnaligned(fromByteOffset: j &* MemoryLayout<T>.size, as: T.self))
+                            misses &+= offset &- Int64(j) != shift ? 1 : 0
+                        }
+                        return misses == 0
+                    }
+                }
+                switch width {
+                case 1: return check(UInt8.self)
+                case 2: return check(UInt16.self)
+                default: return check(UInt32.self)
+                }
+            }
+        }
+
+        /// Writes where each run of equal values starts (0 first) to
+        /// `out`, which has room for ``count`` positions, and returns how
+        /// many runs there are: one typed pass over the values as stored,
+        /// with no branch per value (what grouping a link column's objects
+        /// by target reads).
+        func runStarts(into out: UnsafeMutablePointer<Int32>) -> Int {
+            guard count > 0 else { return 0 }
+            out[0] = 0
+            guard width != 0 else { return 1 }
+            func starts<T: FixedWidthInteger>(_ values: UnsafeRawBufferPointer, _: T.Type) -> Int {
+                var runs = 1
+                var previous = values.loadUnaligned(as: T.self)
+                for j in 1..<count {
+                    let v = values.loadUnaligned(fromByteOffset: j &* MemoryLayout<T>.size, as: T.self)
+                    // Written every time, kept only where a run starts.
+                    out[runs] = Int32(truncatingIfNeeded: j)
+                    runs &+= v != previous ? 1 : 0
+                    previous = v
+                }
+                return runs
+            }
+            switch width {
+            case 8: return wide.withUnsafeBytes { starts($0, Int64.self) }
+            case 1: return packed.withUnsafeBytes { starts($0, UInt8.self) }
+            case 2: return packed.withUnsafeBytes { starts($0, UInt16.self) }
+            default: return packed.withUnsafeBytes { starts($0, UInt32.self) }
+            }
+        }
+
         /// Calls `body` with the values as `Int64`s: a wide leaf's own,
         /// or a packed leaf's unpacked into `scratch`.
         func withValues<R>(scratch: inout ContiguousArray<Int64>, _ body: (UnsafeBufferPointer<Int64>) throws -> R) rethrows -> R {
             if width == 8 { return try wide.withUnsafeBufferPointer(body) }
             if scratch.count != count {
-                scratch.removeAll(keepingCapacity: true)
-                scratch.append(contentsOf: repeatElement(0, count: count))
+                // Made at its size and written once (appending zeros first
+                // went value by value).
+                scratch = ContiguousArray(unsafeUninitializedCapacity: count) { out, made in
+                    copyValues(0..<count, to: out.baseAddress!)
+                    made = count
+                }
+            } else {
+                scratch.withUnsafeMutableBufferPointer { copyValues(0..<count, to: $0.baseAddress!) }
             }
-            scratch.withUnsafeMutableBufferPointer { copyValues(0..<count, to: $0.baseAddress!) }
             return try scratch.withUnsafeBufferPointer(body)
         }
 
@@ -368,6 +437,39 @@ struct IntChunks: RandomAccessCollection, Sendable {
         }
         leaves.append(leaf)
         count += leaf.count
+    }
+
+    /// The leaves holding values `range`, shared (no value copied), and
+    /// where those values lie among them.
+    func sharing(_ range: Range<Int>) -> (chunks: IntChunks, range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "values \(range) out of range 0..<\(count)")
+        guard !range.isEmpty else { return (IntChunks(), 0..<0) }
+        let first = range.lowerBound &>> Self.bits
+        let end = (range.upperBound &+ Self.mask) &>> Self.bits
+        var part = IntChunks()
+        part.leaves = Array(leaves[first..<end])
+        part.count = part.leaves.reduce(0) { $0 &+ $1.count }
+        let shift = first &<< Self.bits
+        return (part, (range.lowerBound &- shift)..<(range.upperBound &- shift))
+    }
+
+    /// The first of values `range` when each is one more than the one
+    /// before (ids counting up), else `nil`: checked a leaf at a time on
+    /// the values as stored, with no value copied.
+    func consecutiveFirst(_ range: Range<Int>) -> Int64? {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "values \(range) out of range 0..<\(count)")
+        guard !range.isEmpty else { return nil }
+        let first = self[range.lowerBound]
+        var i = range.lowerBound
+        while i < range.upperBound {
+            let start = i & ~Self.mask
+            let end = Swift.min(range.upperBound, start &+ Self.width)
+            // Value `i` must be `first` plus its distance from `range`'s start.
+            let expected = first &+ Int64(i &- range.lowerBound)
+            guard leaves[i &>> Self.bits].countsUp((i &- start)..<(end &- start), from: expected) else { return nil }
+            i = end
+        }
+        return first
     }
 
     /// Writes values `range` to `out`, a leaf at a time, each in the loop

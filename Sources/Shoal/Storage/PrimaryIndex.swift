@@ -440,11 +440,38 @@ struct DenseKeys: Sendable {
     ///
     /// Keys that continue the map with no gap, given to objects that
     /// continue the run, extend the run.
+    mutating func extend(keys: InputKeys, integers: InputIntegers) -> Bool {
+        switch integers {
+        case .array(let values):
+            return extend(keys: keys, integers: values)
+        case .consecutive(let first, let count):
+            // Keys continuing the run, given to objects continuing it: the
+            // run grows, with no value read.
+            if count > 0, keys.count == count, first >= base, first &- base == Int64(span), tail.isEmpty, let run = keys.run,
+                runLength == 0 || Int64(run.lowerBound) == runFirst &+ Int64(runLength),
+                count <= Self.limit(keys: held + count) - span
+            {
+                if runLength == 0 { runFirst = Int64(run.lowerBound) }
+                runLength += run.count
+                held += run.count
+                return true
+            }
+            return extend(keys: keys, integers: integers.array)
+        }
+    }
+
+    /// ``extend(keys:integers:)`` for values written out.
     mutating func extend(keys: InputKeys, integers: ContiguousArray<Int64>) -> Bool {
         guard keys.count == integers.count else { return false }
         guard let first = integers.first, let last = integers.last else { return true }
         guard first >= base, first &- base >= Int64(span) else { return false }
-        for j in integers.indices.dropFirst() where integers[j] <= integers[j &- 1] { return false }
+        // Counted with no early exit, so that the loop vectorizes.
+        let descents = integers.withUnsafeBufferPointer { values in
+            var descents = 0
+            for j in 1..<values.count { descents &+= values[j] <= values[j &- 1] ? 1 : 0 }
+            return descents
+        }
+        guard descents == 0 else { return false }
         let (distance, overflow) = last.subtractingReportingOverflow(base)
         guard !overflow, distance < Int64(Self.limit(keys: held + keys.count)) else { return false }
         if first &- base == Int64(span), last &- first == Int64(integers.count - 1) {

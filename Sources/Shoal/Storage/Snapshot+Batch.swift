@@ -270,49 +270,45 @@ struct BatchApplier {
     /// The links of a run's link column to `target` (a key per object, `-1`
     /// for null) as groups of consecutive objects linking to one object,
     /// when the targets ascend; checks that each target is live.
+    ///
+    /// Reads each leaf's runs of equal keys (``IntChunks/Leaf/runStarts(into:)``,
+    /// a pass with no branch per key), then works per run: a person's ten
+    /// dogs are one run, looked at once.
     private func ascendingLinkGroups(_ target: TableKey, _ keys: IntChunks) -> LinkGroups {
         guard target.index < snapshot.tables.count else { return .notLive(Link(table: target, key: ObjectKey(keys.first { $0 >= 0 } ?? 0))) }
         return snapshot.withTable(target) { table in
+            // With no object deleted, a key is live when it is below the slot count.
+            let slotCount = Int64(table.pointee.alive.count)
+            let everyLive = table.pointee.scanLiveness == nil
             var groups: [LinkGroup] = []
-            var outerPrevious: Int64 = -1
+            var previous: Int64 = -1
             /// Where the open group started, if one is open.
-            var outerStart = -1
-            var failure: LinkGroups?
-            keys.forEachLeaf { base, leaf in
-                guard failure == nil else { return }
-                // The loop's state in locals, stored back after the leaf:
-                // each access to a captured variable is checked for
-                // exclusive access.
-                var (start, previous) = (outerStart, outerPrevious)
-                defer { (outerStart, outerPrevious) = (start, previous) }
-                var j = 0
-                while j < leaf.count {
-                    let key = leaf[j]
-                    if start >= 0, key == previous {
-                        // The open group goes on: skip to its end in a tight loop.
-                        j += 1
-                        while j < leaf.count, leaf[j] == previous { j += 1 }
-                        continue
-                    }
-                    let i = base + j
-                    j += 1
+            var start = -1
+            var starts = [Int32](repeating: 0, count: IntChunks.width)
+            for (n, leaf) in keys.leaves.enumerated() {
+                let leafStart = n &<< IntChunks.bits
+                let runs = starts.withUnsafeMutableBufferPointer { leaf.runStarts(into: $0.baseAddress!) }
+                for r in 0..<runs {
+                    let offset = Int(starts[r])
+                    let key = leaf.value(offset)
+                    // A run of the open group's key goes on with it (a
+                    // group that crosses a leaf's end).
+                    if start >= 0, key == previous { continue }
                     if start >= 0 {
-                        groups.append(LinkGroup(slot: Int(previous), objects: start..<i))
+                        groups.append(LinkGroup(slot: Int(previous), objects: start..<(leafStart &+ offset)))
                         start = -1
                     }
                     guard key >= 0 else { continue }
                     // A new target: after the last, and live.
-                    guard key >= previous else { failure = .notAscending; return }
-                    guard key < table.pointee.alive.count, table.pointee.alive[Int(key)] else {
-                        failure = .notLive(Link(table: target, key: ObjectKey(key)))
-                        return
+                    guard key >= previous else { return .notAscending }
+                    guard key < slotCount, everyLive || table.pointee.alive[Int(key)] else {
+                        return .notLive(Link(table: target, key: ObjectKey(key)))
                     }
-                    start = i
+                    start = leafStart &+ offset
                     previous = key
                 }
             }
-            if let failure { return failure }
-            if outerStart >= 0 { groups.append(LinkGroup(slot: Int(outerPrevious), objects: outerStart..<keys.count)) }
+            if start >= 0 { groups.append(LinkGroup(slot: Int(previous), objects: start..<keys.count)) }
             return .groups(groups)
         }
     }
@@ -353,7 +349,7 @@ struct BatchApplier {
         guard let start = unindexedFrom.removeValue(forKey: t) else { return }
         let end = snapshot.tables[t].nextKey.slot
         let primary = job.primaryProperties
-        if !primary.isEmpty { job.add(IndexInput(snapshot.tables[t], slots: start..<end, properties: primary)) }
+        if !primary.isEmpty { job.add(IndexInput(snapshot.tables[t], slots: start..<end, properties: primary, sharingLeaves: true)) }
         guard !job.secondaryProperties.isEmpty else { return }
         if let last = secondaryUnindexed[t]?.last, last.upperBound == start {
             secondaryUnindexed[t]![secondaryUnindexed[t]!.count - 1] = last.lowerBound..<end
@@ -403,21 +399,27 @@ struct BatchApplier {
     /// A table indexed on other threads gets its secondary indexes while
     /// they are still being built (``PendingIndexes``): the batch's result
     /// is complete, and reading those indexes waits for them. Only the
-    /// primary keys, which can make the batch fail, are waited for here.
+    /// primary keys, which can make the batch fail, are waited for here;
+    /// the secondary builds are given their objects once every table's
+    /// primary keys are in, so that they do not take a core from those.
     mutating func finish() -> String? {
         applyRun()
         defer { embeddedToCheck = [] }
+        var building: [(table: Int, job: BackgroundIndexing)] = []
         for t in Set(unindexedFrom.keys).union(background.keys).sorted() {
             if let job = background.removeValue(forKey: t) {
                 handUnindexed(t, to: job)
-                handSecondary(t, to: job)
-                let (primary, secondary, problem) = job.finishDeferringSecondary()
+                let (primary, problem) = job.finishPrimary()
                 snapshot.tables[t].restoreIndexes(primary)
-                if let secondary { snapshot.tables[t].adoptPendingSecondaryIndexes(secondary) }
                 if let problem { return problem }
+                building.append((t, job))
             } else if let problem = indexPending(t) {
                 return problem
             }
+        }
+        for (t, job) in building {
+            handSecondary(t, to: job)
+            if let secondary = job.deferSecondary() { snapshot.tables[t].adoptPendingSecondaryIndexes(secondary) }
         }
         return embeddedOwnershipProblem()
     }

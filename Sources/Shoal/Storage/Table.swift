@@ -281,16 +281,40 @@ struct IndexInput: Sendable {
     private(set) var values: [Int: ContiguousArray<Value>] = [:]
     /// The values of each property of an int column without nulls.
     private(set) var integers: [Int: ContiguousArray<Int64>] = [:]
+    /// Int columns' values not copied into ``integers`` yet
+    /// (``readSharedLeaves()``): the leaves holding them, shared with the
+    /// table, and where the slots lie among those leaves.
+    private var sharedLeaves: [Int: (chunks: IntChunks, range: Range<Int>)] = [:]
+
+    /// Int columns whose values, read from shared leaves, are
+    /// consecutive: the first, with nothing copied.
+    private var consecutiveFrom: [Int: Int64] = [:]
+
+    /// Whether values are still in leaves shared with the table.
+    var sharesLeaves: Bool { !sharedLeaves.isEmpty }
+
+    /// The values of property `p` of an int column without nulls.
+    func integers(of p: Int) -> InputIntegers? {
+        if let first = consecutiveFrom[p] { return .consecutive(from: first, count: keys.count) }
+        return integers[p].map(InputIntegers.array)
+    }
 
     /// The live objects among `slots` of `table`, with their values of `properties`.
     ///
     /// Each array is made at its size and written in a loop: appending
     /// value by value checked the array's uniqueness each time. When every
     /// slot is live (the usual case) the keys are the slots' range.
-    init(_ table: Table, slots: Range<Int>, properties: [Int]) {
+    ///
+    /// - Parameter sharingLeaves: whether an int column's values are left
+    ///   in the leaves holding them, shared, for the thread that uses this
+    ///   to copy (``readSharedLeaves()``), when every slot is live. The
+    ///   holder must keep the leaves from being changed in place meanwhile,
+    ///   as ``BackgroundIndexing`` does.
+    init(_ table: Table, slots: Range<Int>, properties: [Int], sharingLeaves: Bool = false) {
         self.properties = properties
+        // With no object deleted, every slot is live: nothing to look up.
         var allLive = true
-        var slot = slots.lowerBound
+        var slot = table.scanLiveness == nil ? slots.upperBound : slots.lowerBound
         while allLive, slot < slots.upperBound {
             let (base, live) = table.alive.chunk(containing: slot)
             let end = min(slots.upperBound, base + live.count)
@@ -323,6 +347,10 @@ struct IndexInput: Sendable {
                         integers[p] = []
                         continue
                     }
+                    if sharingLeaves, allLive {
+                        sharedLeaves[p] = column.pointee.ints.sharing(slots)
+                        continue
+                    }
                     integers[p] = ContiguousArray(unsafeUninitializedCapacity: keys.count) { out, made in
                         if allLive {
                             column.pointee.ints.copyValues(slots, to: out.baseAddress!)
@@ -341,9 +369,57 @@ struct IndexInput: Sendable {
         }
     }
 
+    /// Copies the values left in shared leaves into ``integers``, and lets
+    /// go of the leaves.
+    ///
+    /// Consecutive values (ids counting up with the objects, the usual
+    /// primary key) are found on the leaves as stored, and not copied.
+    mutating func readSharedLeaves() {
+        for (p, shared) in sharedLeaves {
+            if let first = shared.chunks.consecutiveFirst(shared.range) {
+                consecutiveFrom[p] = first
+                continue
+            }
+            integers[p] = ContiguousArray(unsafeUninitializedCapacity: shared.range.count) { out, made in
+                shared.chunks.copyValues(shared.range, to: out.baseAddress!)
+                made = shared.range.count
+            }
+        }
+        sharedLeaves = [:]
+    }
+
     /// The values of property `p`, as `Value`s.
     func values(of p: Int) -> ContiguousArray<Value> {
-        values[p] ?? ContiguousArray(integers[p]!.lazy.map(Value.int))
+        values[p] ?? ContiguousArray(integers(of: p)!.array.lazy.map(Value.int))
+    }
+}
+
+/// The values of one int property of an ``IndexInput``: an array, or,
+/// when they count up by one, the first of them (nothing stored).
+enum InputIntegers: Sendable {
+    case array(ContiguousArray<Int64>)
+    case consecutive(from: Int64, count: Int)
+
+    var count: Int {
+        switch self {
+        case .array(let values): values.count
+        case .consecutive(_, let count): count
+        }
+    }
+
+    var first: Int64? {
+        switch self {
+        case .array(let values): values.first
+        case .consecutive(let first, let count): count > 0 ? first : nil
+        }
+    }
+
+    /// The values, written out.
+    var array: ContiguousArray<Int64> {
+        switch self {
+        case .array(let values): values
+        case .consecutive(let first, let count): ContiguousArray(first..<first &+ Int64(count))
+        }
     }
 }
 
@@ -408,7 +484,7 @@ struct IndexBuild: Sendable {
     /// Primary key: the inputs of a typed index fed from an int column, as
     /// they came (arrays shared with the inputs, nothing copied), while no
     /// entry was gathered otherwise.
-    private var integerInputs: [(keys: InputKeys, integers: ContiguousArray<Int64>)] = []
+    private var integerInputs: [(keys: InputKeys, integers: InputIntegers)] = []
     /// Primary key: the direct map of ``integerInputs``, made as they come
     /// (``DenseKeys/extend(keys:integers:)``) while the index is empty and
     /// they ascend, so that completing the index only adopts it. `nil`
@@ -439,7 +515,7 @@ struct IndexBuild: Sendable {
     mutating func add(_ input: IndexInput) {
         switch index {
         case .primary(let tree):
-            if tree.isTyped, entries.isEmpty, let integers = input.integers[property] {
+            if tree.isTyped, entries.isEmpty, let integers = input.integers(of: property) {
                 integerInputs.append((input.keys, integers))
                 if tree.isEmpty, !denseBuildFailed, let first = integers.first {
                     var map = denseBuild ?? DenseKeys(base: first)
@@ -455,8 +531,8 @@ struct IndexBuild: Sendable {
             for (n, key) in integerEntries.take().entries { entries.append(.int(n), key) }
             for (key, value) in zip(input.keys, input.values(of: property)) { entries.append(value, key) }
         case .secondary:
-            let runs = if let integers = input.integers[property] {
-                Self.groupSmallIntegers(input.keys, integers: integers)
+            let runs = if let integers = input.integers(of: property) {
+                Self.groupSmallIntegers(input.keys, integers: integers.array)
             } else {
                 Self.groupSmallIntegers(input.keys, input.values(of: property))
             }
@@ -471,7 +547,7 @@ struct IndexBuild: Sendable {
     /// Moves ``integerInputs`` into ``integerEntries``, for the general merge.
     private mutating func gatherIntegerInputs() {
         for (keys, integers) in integerInputs {
-            for (key, n) in zip(keys, integers) { integerEntries.append(n, key) }
+            for (key, n) in zip(keys, integers.array) { integerEntries.append(n, key) }
         }
         integerInputs = []
     }
@@ -638,34 +714,52 @@ struct PrimaryBatch<Key: SortedTreeKey & Sendable>: Sendable {
 /// batch on a two-core machine. The table has no indexes until
 /// ``finish()`` hands them back, so the batch must call it before any op
 /// that reads or changes them; at the batch's end,
-/// ``finishDeferringSecondary()`` hands back the primary key's index and
-/// lets the secondary ones finish on their queues.
+/// ``finishPrimary()`` hands back the primary key's index, and
+/// ``deferSecondary()`` lets the secondary ones finish on their queues.
 final class BackgroundIndexing: Sendable {
     private let className: String
     private let builds: [Locked<(build: IndexBuild?, problem: String?)>]
-    private let queues: [DispatchQueue]
-    private let group = DispatchGroup()
+    /// One thread per build (a serial queue of its own): see
+    /// ``BackgroundWorker`` for why not a `DispatchQueue`.
+    private let queues: [BackgroundWorker]
     /// Set when nobody will read the indexes (``PendingIndexes`` released
     /// unread): queued work is then skipped and the builds dropped.
     private let cancelled = Locked(false)
+
+    deinit {
+        for queue in queues { queue.recycle() }
+    }
 
     init(_ builds: [IndexBuild], className: String) {
         self.className = className
         self.properties = builds.map(\.property)
         self.isPrimary = builds.map(\.isPrimary)
         self.builds = builds.map { Locked(($0, nil)) }
-        self.queues = builds.indices.map { DispatchQueue(label: "shoal.index.\(className).\($0)") }
+        self.queues = builds.indices.map { _ in BackgroundWorker.take() }
     }
 
-    /// Queues the objects of `input` on the builds of its properties.
+    /// Queues the objects of `input` on the builds of its properties. An
+    /// input whose values are in leaves shared with the table has them
+    /// copied on the builds' threads, and is held here until the builds
+    /// are waited for (``sharedInputs``).
     func add(_ input: IndexInput) {
+        if input.sharesLeaves { sharedInputs.withLock { $0.append(input) } }
         for (i, (queue, box)) in zip(queues, builds).enumerated() where input.properties.contains(properties[i]) {
-            queue.async(group: group) {
+            queue.async {
                 guard !self.isCancelled else { return }
+                var input = input
+                input.readSharedLeaves()
                 box.withLock { $0.build!.add(input) }
             }
         }
     }
+
+    /// The inputs ``add(_:)`` queued with values in shared leaves, held,
+    /// as ``sources`` are, until the builds reading them are waited for:
+    /// while held, a change to the table copies those leaves rather than
+    /// writing where a build may be reading, and the last reference is
+    /// dropped on the thread that waited.
+    private let sharedInputs = Locked<[IndexInput]>([])
 
     /// Copies of the tables that ``addSecondary(from:slots:)`` queued
     /// reads of, held until the builds are taken (after waiting for them)
@@ -684,7 +778,7 @@ final class BackgroundIndexing: Sendable {
         sources.withLock { $0.append(table) }
         for (i, (queue, box)) in zip(queues, builds).enumerated() where !isPrimary[i] {
             let property = properties[i]
-            queue.async(group: group) {
+            queue.async {
                 for range in slots {
                     for start in stride(from: range.lowerBound, to: range.upperBound, by: Self.secondaryPiece) {
                         guard !self.isCancelled else { return }
@@ -709,29 +803,41 @@ final class BackgroundIndexing: Sendable {
     /// returns the indexes, and the first duplicate primary key found, if any.
     func finish() -> (builds: [IndexBuild], problem: String?) {
         queueCompletion()
-        group.wait()
+        for queue in queues { queue.waitUntilIdle() }
         releaseSources()
         return (take(builds.indices).map(\.build), firstProblem())
     }
 
-    /// Merges what was gathered, as ``finish()`` does, but waits only for
-    /// the primary key's index, which finds duplicates: the secondary
-    /// indexes go on being built, and come back as ``PendingIndexes`` (or
-    /// `nil`, when there are none) for the table to adopt.
-    func finishDeferringSecondary() -> (primary: [IndexBuild], secondary: PendingIndexes?, problem: String?) {
-        queueCompletion()
+    /// Merges what the primary key's build gathered, as ``finish()``
+    /// does, and waits for it alone: it finds duplicates. The secondary
+    /// builds go on (``deferSecondary()``).
+    func finishPrimary() -> (primary: [IndexBuild], problem: String?) {
         let primary = builds.indices.filter { isPrimary[$0] }
+        queueCompletion(primary)
         // A serial queue runs this after the build's completion.
-        for i in primary { queues[i].sync {} }
+        for i in primary { queues[i].waitUntilIdle() }
+        // Only primary builds are given inputs in shared leaves.
+        releaseSharedInputs()
         let problem = primary.lazy.compactMap { i in self.builds[i].withLock { $0.problem } }.first
-        let secondary = builds.indices.filter { !isPrimary[$0] }
-        return (take(primary).map(\.build), secondary.isEmpty ? nil : PendingIndexes(self, builds: secondary), problem)
+        return (take(primary).map(\.build), problem)
     }
 
-    /// Queues each build's merge of what it gathered.
-    private func queueCompletion() {
-        for (queue, box) in zip(queues, builds) {
-            queue.async(group: group) { [className] in
+    /// Queues the merge of what the secondary builds gathered (after
+    /// ``finishPrimary()``, and after they were given their objects), and
+    /// returns them as ``PendingIndexes`` for the table to adopt, or `nil`
+    /// when there are none: they go on being built.
+    func deferSecondary() -> PendingIndexes? {
+        let secondary = builds.indices.filter { !isPrimary[$0] }
+        guard !secondary.isEmpty else { return nil }
+        queueCompletion(secondary)
+        return PendingIndexes(self, builds: secondary)
+    }
+
+    /// Queues the merge of what builds `indices` (all by default) gathered.
+    private func queueCompletion(_ indices: [Int]? = nil) {
+        for i in indices ?? Array(builds.indices) {
+            let (queue, box) = (queues[i], builds[i])
+            queue.async { [className] in
                 guard !self.isCancelled else { return }
                 box.withLock { state in state.problem = state.build!.complete(className: className) }
             }
@@ -740,7 +846,7 @@ final class BackgroundIndexing: Sendable {
 
     /// Waits for every build, then lets go of the tables they read.
     fileprivate func wait() {
-        group.wait()
+        for queue in queues { queue.waitUntilIdle() }
         releaseSources()
     }
 
@@ -752,17 +858,35 @@ final class BackgroundIndexing: Sendable {
             return sources
         }
         _ = released
+        releaseSharedInputs()
+    }
+
+    /// Drops ``sharedInputs``, outside the lock.
+    private func releaseSharedInputs() {
+        let released = sharedInputs.withLock { inputs in
+            defer { inputs = [] }
+            return inputs
+        }
+        _ = released
     }
 
     /// Whether the work left was dropped, the indexes released unread.
     var isCancelled: Bool { cancelled.withLock { $0 } }
 
     /// Skips what is queued for builds `indices` and drops them: nobody will
-    /// read them.
+    /// read them. Waits for the piece under way (a build stops between
+    /// pieces), so that the table copies and the half-built indexes are
+    /// freed here, when the indexes are released, rather than on a worker
+    /// beside whatever this thread does next (the next open, say).
     fileprivate func cancel(_ indices: [Int]) {
         cancelled.withLock { $0 = true }
+        for i in indices { queues[i].waitUntilIdle() }
         releaseSources()
-        for i in indices { queues[i].async { [builds] in builds[i].withLock { $0.build = nil } } }
+        let dropped = indices.map { i in builds[i].withLock { state in
+            defer { state.build = nil }
+            return state.build
+        } }
+        _ = dropped
     }
 
     /// Takes builds `indices` out (complete), so that the table holds the
@@ -782,7 +906,7 @@ final class BackgroundIndexing: Sendable {
 }
 
 /// Secondary indexes still being built on other threads after a replay or
-/// a snapshot load (``BackgroundIndexing/finishDeferringSecondary()``), so
+/// a snapshot load (``BackgroundIndexing/deferSecondary()``), so
 /// that opening returns once the objects and the primary keys are in
 /// place. A table holds this until the indexes are first read (which waits
 /// for them) or changed (which takes them over); copies of the table share
