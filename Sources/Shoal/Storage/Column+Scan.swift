@@ -65,6 +65,11 @@ extension Column {
         }
         guard kind == .codedString, let passing = passingCodes(matcher, tests: count) else { return nil }
         return passing.withUnsafeBufferPointer { passing in
+            if alive == nil, let only = Self.onlyPassing(passing) {
+                // One code passes (equality with a string, the usual
+                // count): its copies counted in a loop that vectorizes.
+                return only < -1 ? 0 : ints.count(equalTo: only)
+            }
             guard let alive else { return ints.count(from: 0, through: count - 1) { passing[Int($0 &+ 1)] } }
             var matched = 0
             for slot in 0..<count where passing[Int(ints[slot] &+ 1)] && alive[slot] { matched &+= 1 }
@@ -144,6 +149,17 @@ extension Column {
     /// + 1 (index 0 is null): the matcher's own decision, made once per
     /// distinct string. `nil` when the dictionary holds more strings than
     /// the `tests` values a scan would test one by one.
+    /// The code (from -1, null) of the one entry of `passing` (by code + 1)
+    /// that is true; -2 when none is, `nil` when several are.
+    private static func onlyPassing(_ passing: UnsafeBufferPointer<Bool>) -> Int64? {
+        var only: Int64 = -2
+        for (i, passes) in passing.enumerated() where passes {
+            guard only == -2 else { return nil }
+            only = Int64(i) - 1
+        }
+        return only
+    }
+
     fileprivate func passingCodes(_ matcher: ValueMatcher, tests: Int) -> [Bool]? {
         guard let dictionary, dictionary.count <= tests else { return nil }
         return [matcher.matches(.null)] + dictionary.passing(matcher.matches)

@@ -178,6 +178,36 @@ struct IntChunks: RandomAccessCollection, Sendable {
             }
         }
 
+        /// How many values equal `value`.
+        func count(equalTo value: Int64) -> Int {
+            guard count > 0 else { return 0 }
+            func matches<T: FixedWidthInteger>(_ values: UnsafeRawBufferPointer, _ wanted: T) -> Int {
+                let start = values.baseAddress!
+                var n = 0
+                var j = 0
+                while j < count {
+                    n &+= start.loadUnaligned(fromByteOffset: j &* MemoryLayout<T>.size, as: T.self) == wanted ? 1 : 0
+                    j &+= 1
+                }
+                return n
+            }
+            switch width {
+            case 0: return base == value ? count : 0
+            case 8: return wide.withUnsafeBytes { matches($0, value) }
+            default:
+                // The offset `value` would have, if the leaf's width holds it.
+                let (offset, overflow) = value.subtractingReportingOverflow(base)
+                guard !overflow, offset >= 0, offset < Int64(1) << (8 * width) else { return 0 }
+                return packed.withUnsafeBytes { raw in
+                    switch width {
+                    case 1: matches(raw, UInt8(offset))
+                    case 2: matches(raw, UInt16(offset))
+                    default: matches(raw, UInt32(offset))
+                    }
+                }
+            }
+        }
+
         /// Whether values `range` are `first`, `first + 1`, … in order:
         /// one pass over the values as stored, with no branch per value.
         func countsUp(_ range: Range<Int>, from first: Int64) -> Bool {
@@ -227,9 +257,13 @@ struct IntChunks: RandomAccessCollection, Sendable {
                 var previous = values.loadUnaligned(as: T.self)
                 for j in 1..<count {
                     let v = values.loadUnaligned(fromByteOffset: j &* MemoryLayout<T>.size, as: T.self)
-                    // Written every time, kept only where a run starts.
+                    // Written every time, kept only where a run starts:
+                    // the count grows by the top bit of `d | -d`, which is
+                    // set when `d` is not 0 (`v != previous` compiled to a
+                    // branch, mispredicted at every run's start).
                     out[runs] = Int32(truncatingIfNeeded: j)
-                    runs &+= v != previous ? 1 : 0
+                    let d = UInt64(truncatingIfNeeded: v ^ previous)
+                    runs &+= Int(truncatingIfNeeded: (d | (0 &- d)) &>> 63)
                     previous = v
                 }
                 return runs
@@ -524,6 +558,15 @@ struct IntChunks: RandomAccessCollection, Sendable {
             total &+= passed
             i = start &+ Self.width
         }
+        return total
+    }
+
+    /// How many values equal `value`: each leaf in a loop typed by its
+    /// width, comparing the values as stored (which vectorizes; the
+    /// general ``count(from:through:where:)`` calls a test per value).
+    func count(equalTo value: Int64) -> Int {
+        var total = 0
+        for leaf in leaves { total &+= leaf.count(equalTo: value) }
         return total
     }
 

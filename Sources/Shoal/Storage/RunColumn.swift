@@ -16,16 +16,20 @@ struct RunColumn: RandomAccessCollection, MutableCollection, Equatable, Sendable
     private(set) var count = 0
     /// The values as a typed column, when a decoder made them so
     /// (``isTyped``; `leaves` is then empty): appended to the table's
-    /// column leaf by leaf, with no `Value` made per value.
-    private(set) var typed = Column(kind: .none)
-    private(set) var isTyped = false
+    /// column leaf by leaf, with no `Value` made per value. (Optional, so
+    /// that a run column made otherwise does not make an empty column: a
+    /// column's many empty vectors made a measurable part of decoding.)
+    private var typedColumn: Column?
+
+    /// The typed column; only when ``isTyped``.
+    var typed: Column { typedColumn! }
+    var isTyped: Bool { typedColumn != nil }
 
     init() {}
 
     /// A run column holding `column`'s values, in its typed form.
     init(typed column: Column) {
-        typed = column
-        isTyped = true
+        typedColumn = column
         count = column.count
     }
 
@@ -52,13 +56,13 @@ struct RunColumn: RandomAccessCollection, MutableCollection, Equatable, Sendable
     subscript(i: Int) -> Value {
         get {
             precondition(i >= 0 && i < count, "run column index \(i) out of range 0..<\(count)")
-            if isTyped { return typed[i] }
+            if isTyped { return typedColumn![i] }
             return leaves[i >> Self.bits][i & Self.mask]
         }
         set {
             precondition(i >= 0 && i < count, "run column index \(i) out of range 0..<\(count)")
             if isTyped {
-                typed.set(i, newValue)
+                typedColumn!.set(i, newValue)
                 return
             }
             leaves[i >> Self.bits][i & Self.mask] = newValue
@@ -68,7 +72,7 @@ struct RunColumn: RandomAccessCollection, MutableCollection, Equatable, Sendable
     /// Whether a value may be a link: a scan of the values, or only the
     /// typed column's kind.
     var mayHoldLinks: Bool {
-        if isTyped { return typed.kind == .link || typed.kind == .values }
+        if isTyped { return typedColumn!.kind == .link || typedColumn!.kind == .values }
         return contains { $0.linkValue != nil }
     }
 

@@ -288,6 +288,8 @@ struct BatchApplier {
             for (n, leaf) in keys.leaves.enumerated() {
                 let leafStart = n &<< IntChunks.bits
                 let runs = starts.withUnsafeMutableBufferPointer { leaf.runStarts(into: $0.baseAddress!) }
+                // As many groups per leaf as the first has, most likely.
+                if n == 0 { groups.reserveCapacity(runs &* keys.leaves.count &+ 1) }
                 for r in 0..<runs {
                     let offset = Int(starts[r])
                     let key = leaf.value(offset)

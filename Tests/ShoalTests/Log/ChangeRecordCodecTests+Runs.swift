@@ -69,6 +69,24 @@ import Testing
         if count >= 4096 { #expect(bytes.count < plain.count * 3 / 4) }
     }
 
+    @Test("a run's collection column decodes to placeholders (a count, no value per object), which read as null and append to the table's column as a count")
+    func collectionPlaceholders() throws {
+        let schema = try makeRealm().instance.schema
+        let people = try #require(schema.tableByName["Person"])
+        let list = try #require(schema[people].indexByName["dogs"])
+        let ops = try Self.personInserts(schema, count: 300)
+        var w = ByteWriter()
+        ChangeRecordCodec.encodeRun(ops[...], into: &w)
+        var r = ByteReader(w.bytes)
+        let run = try ChangeRecordCodec.decodeRun(&r, schema)
+        let column = run.columns[list]
+        #expect(column.isTyped && column.typed.kind == .none && column.count == 300)
+        #expect(column.allSatisfy { $0.isNull })
+        var batch = BatchApplier(Snapshot(schema: schema, version: 0, schemaVersion: 0))
+        #expect(batch.apply(run) == nil && batch.finish() == nil)
+        #expect(batch.snapshot.tables[people.index].scalars[list].kind == .none && batch.snapshot.tables[people.index].scalars[list].count == 300)
+    }
+
     @Test("runs interleaved with other ops, key gaps, other tables and every value kind round-trip exactly")
     func interleaved() throws {
         let (realm, records) = try ChangeRecordCodecTests.recordedWorkload(seed: 77, rounds: 60)

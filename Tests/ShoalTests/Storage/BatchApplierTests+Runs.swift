@@ -248,12 +248,12 @@ import Testing
 @Suite struct BatchApplierLinkColumnTests {
     /// People 0..<6 with person 3 deleted, and a run of dogs from key 0
     /// whose typed `owner` column holds `owners` (`-1` for none).
-    static func setUp(owners: [Int64]) throws -> (base: Snapshot, run: InsertColumns, dogs: TableKey, people: TableKey, owner: Int) {
+    static func setUp(owners: [Int64], people count: Int = 6, deleting deleted: Int? = 3) throws -> (base: Snapshot, run: InsertColumns, dogs: TableKey, people: TableKey, owner: Int) {
         let realm = try makeRealm()
         try realm.write {
-            for i in 0..<6 { realm.add(Person(value: ["id": i, "name": "P\(i)", "city": "Oslo"])) }
+            for i in 0..<count { realm.add(Person(value: ["id": i, "name": "P\(i)", "city": "Oslo"])) }
         }
-        try realm.write { realm.delete(realm.object(ofType: Person.self, forPrimaryKey: 3)!) }
+        if let deleted { try realm.write { realm.delete(realm.object(ofType: Person.self, forPrimaryKey: deleted)!) } }
         let base = realm.instance.coordinator.latest
         let schema = base.schema
         let dogs = try #require(schema.tableByName["Dog"]), people = try #require(schema.tableByName["Person"])
@@ -299,6 +299,38 @@ import Testing
                 #expect(batch.snapshot.backlinks(people, ObjectKey(Int64(person)), origin: dogs, property: owner) == keys, "\(owners) person \(person)")
             }
         }
+    }
+
+    @Test("a run's link column over several leaves (groups across a leaf's end, nulls, every person live or one deleted) gives each target the list the objects one by one give, or is refused at a deleted target")
+    func ascendingTargetsAcrossLeaves() throws {
+        let width = IntChunks.width
+        // Ten dogs a person, with a null every 97th dog and a long run of
+        // one person across the first leaf's end.
+        var owners: [Int64] = []
+        var person: Int64 = 0
+        while owners.count < 2 * width + 300 {
+            let length = owners.count < width && owners.count + 10 > width - 20 ? 60 : 10
+            for _ in 0..<length { owners.append(owners.count % 97 == 96 ? -1 : person) }
+            person += 1
+        }
+        let people = Int(person)
+        for deleted: Int? in [nil, people + 5] {
+            let (base, run, dogs, peopleTable, owner) = try Self.setUp(owners: owners, people: people + 10, deleting: deleted)
+            var batch = BatchApplier(base)
+            #expect(batch.apply(run) == nil)
+            #expect(batch.finish() == nil)
+            let (expected, problem) = Self.oneByOne(base, run)
+            #expect(problem == nil)
+            #expect(batch.snapshot.hasSameContents(as: expected), "deleted \(String(describing: deleted))")
+            for p in [0, 1, people / 2, people - 1] {
+                let keys = owners.indices.filter { owners[$0] == Int64(p) }.map { ObjectKey(Int64($0)) }
+                #expect(batch.snapshot.backlinks(peopleTable, ObjectKey(Int64(p)), origin: dogs, property: owner) == keys, "person \(p)")
+            }
+        }
+        // A deleted person linked from the second leaf: refused, naming it.
+        let (base, run, _, _, _) = try Self.setUp(owners: owners, people: people, deleting: people / 2)
+        var batch = BatchApplier(base)
+        #expect(batch.apply(run)?.contains("which is not a live object") == true)
     }
 
     @Test("a run's link column to an object that is not live, ascending or not, is refused with the link, and nothing of it is applied")

@@ -307,6 +307,27 @@ import Testing
             #expect(input.keys.map(\.slot) == live, "\(slots)")
             // (As integers while the column holds no null; deleted objects' nulls make them values.)
             #expect(Array(input.values(of: pk)) == live.map { .int(Int64($0)) } && Array(input.values(of: age)) == live.map { .int(Int64($0 % 16)) })
+            // Read later from leaves shared with the table: the same values;
+            // the ids, which count up, with nothing copied.
+            var shared = IndexInput(snapshot.tables[dogs.index], slots: slots, properties: [pk, age], sharingLeaves: true)
+            // (Deleted objects leave nulls in the columns: values then, as above.)
+            let allLive = live.count == slots.count && snapshot.tables[dogs.index].scalars[pk].nulls == nil
+            #expect(shared.sharesLeaves == allLive, "\(slots)")
+            shared.readSharedLeaves()
+            #expect(!shared.sharesLeaves)
+            #expect(shared.keys.map(\.slot) == live && Array(shared.values(of: pk)) == Array(input.values(of: pk)) && Array(shared.values(of: age)) == Array(input.values(of: age)), "\(slots)")
+            if allLive {
+                guard case .consecutive(let first, let count)? = shared.integers(of: pk) else {
+                    Issue.record("ids read from shared leaves were not found consecutive: \(slots)")
+                    return
+                }
+                #expect(first == Int64(slots.lowerBound) && count == slots.count)
+                guard case .array(let ages)? = shared.integers(of: age) else {
+                    Issue.record("ages read from shared leaves are not an array: \(slots)")
+                    return
+                }
+                #expect(Array(ages) == live.map { Int64($0 % 16) })
+            }
         }
         let span = 5..<(2 * IntChunks.width + 7)
         expectInput(span, live: Array(span))

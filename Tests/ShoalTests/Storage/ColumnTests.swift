@@ -74,6 +74,23 @@ import Testing
         #expect(column.kind == .values)
     }
 
+    @Test("a coded column's count for one passing code (a string, an absent string, null) counts that code's copies across leaves; several passing codes go the general way")
+    func countOneCode() {
+        var column = Column(for: Property(name: "breed", type: .string, isOptional: true))
+        let breeds = ["Pug", "Corgi", "Beagle", "Husky"]
+        let n = 3 * IntChunks.width + 123
+        for i in 0..<n { column.append(i % 11 == 0 ? .null : .string(breeds[(i * 7) % breeds.count])) }
+        #expect(column.kind == .codedString)
+        let matchers = [
+            ValueMatcher(.equal, [.string("Pug")], options: []), ValueMatcher(.equal, [.string("Dachshund")], options: []),
+            ValueMatcher(.equal, [.null], options: []), ValueMatcher(.notEqual, [.string("Pug")], options: []),
+            ValueMatcher(.in, [.string("Corgi"), .string("Husky")], options: []),
+        ]
+        for matcher in matchers {
+            #expect(column.countSlots(matching: matcher, alive: nil) == (0..<n).count { matcher.matches(column[$0]) }, "\(matcher)")
+        }
+    }
+
     @Test("typed scans give exactly what the matcher gives value by value, with dead slots and nulls", arguments: [PropertyType.int, .string])
     func typedScans(type: PropertyType) {
         var rng = SeededRandom(seed: 42)

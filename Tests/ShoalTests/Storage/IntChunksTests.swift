@@ -58,6 +58,28 @@ import Testing
             #expect(leaf.count == (n == chunks.leaves.count - 1 ? model.count - n * Self.width : Self.width), "\(context)")
             #expect(leaf.width == 8 || leaf.count == Self.width, "\(context)")
         }
+        // Each leaf's runs of equal values, found on the values as stored.
+        for (n, leaf) in chunks.leaves.enumerated() {
+            let values = model[(n * Self.width)..<(n * Self.width + leaf.count)]
+            var starts = [Int32](repeating: -1, count: Self.width)
+            let runs = starts.withUnsafeMutableBufferPointer { leaf.runStarts(into: $0.baseAddress!) }
+            let expected = values.indices.filter { $0 == values.startIndex || values[$0] != values[$0 - 1] }.map { Int32($0 - values.startIndex) }
+            #expect(Array(starts.prefix(runs)) == expected, "\(context) leaf \(n)'s runs")
+        }
+        if !model.isEmpty {
+            // Counted equal to values held, and to one perhaps not.
+            for v in [model[0], model[model.count / 2], model[model.count - 1], model[model.count / 2] &+ 1] {
+                #expect(chunks.count(equalTo: v) == model.count { $0 == v }, "\(context) count of \(v)")
+            }
+            for range in [(model.count / 3)..<model.count, 0..<1, (model.count - 1)..<model.count] {
+                // The range's leaves, shared, read back.
+                let (part, within) = chunks.sharing(range)
+                #expect(Array(Array(part)[within]) == Array(model[range]), "\(context) \(range) shared")
+                // Consecutive or not, as the values are.
+                let consecutive = zip(model[range], model[range].dropFirst()).allSatisfy { $1 == $0 &+ 1 }
+                #expect(chunks.consecutiveFirst(range) == (consecutive ? model[range.lowerBound] : nil), "\(context) \(range) consecutive")
+            }
+        }
     }
 
     @Test("random appends, whole leaves, repeats and writes of every span read back as an array of the same values does", arguments: [1, 2, 3, 4])
@@ -105,6 +127,34 @@ import Testing
             }
             check(chunks, model, "seed \(seed) step \(step)")
         }
+    }
+
+    @Test("values counting up by one are found consecutive across packed and open leaves, to Int64's end; a gap, a repeat or a descent anywhere is not")
+    func consecutive() {
+        let n = Self.width
+        for first in [Int64(-5), 1, 1 << 40, Int64.max - Int64(3 * n + 9)] {
+            let values = (0..<(3 * n + 10)).map { first + Int64($0) }
+            var chunks = IntChunks()
+            chunks.append(contentsOf: values)
+            #expect(chunks.leaves.map(\.width) == [2, 2, 2, 8])
+            for range in [0..<values.count, 7..<(n + 3), n..<(2 * n), (3 * n - 1)..<(3 * n + 4), 5..<6] {
+                #expect(chunks.consecutiveFirst(range) == values[range.lowerBound], "\(first) \(range)")
+            }
+            // Broken in a packed leaf, at a leaf's end, in the open leaf.
+            for (i, v) in [(n / 2, first), (n, first + Int64(n) + 1), (3 * n + 5, first + Int64(3 * n + 4)), (2 * n - 1, first + Int64(2 * n))] {
+                var broken = chunks
+                broken[i] = v
+                #expect(broken.consecutiveFirst(0..<values.count) == nil, "\(first) broken at \(i)")
+                #expect(broken.consecutiveFirst((i + 1)..<values.count) == values[i + 1], "\(first) after \(i)")
+            }
+        }
+        // Repeated values (a leaf of one value) and descending ones.
+        var repeated = IntChunks()
+        repeated.append(repeating: 4, count: 2 * n)
+        #expect(repeated.consecutiveFirst(0..<(2 * n)) == nil && repeated.consecutiveFirst(3..<4) == 4)
+        var descending = IntChunks()
+        descending.append(contentsOf: (0..<(n + 5)).map { Int64(n + 5 - $0) })
+        #expect(descending.consecutiveFirst(0..<(n + 5)) == nil)
     }
 
     @Test("a full leaf takes the fewest bytes its values' span needs; a leaf of one value, none; the last leaf is kept as it is")

@@ -375,6 +375,39 @@ extension DenseKeysTests {
         #expect(refused.held == 10 && refused.object(9) == ObjectKey(9) && refused.object(10) == nil)
     }
 
+    @Test("ids counting up, given without their values (as read on a table's leaves), extend a map exactly as the same ids written out do, and are refused where those are")
+    func consecutiveInputs() {
+        // (slots or keys, first id, count): runs that continue, a gap in the
+        // slots, a gap in the ids, keys listed, ids below the base or inside
+        // the map, and a span past the map's limit.
+        let inputs: [(InputKeys, Int64, Int)] = [
+            (InputKeys(run: 0..<4_096), 100, 4_096),
+            (InputKeys(run: 4_096..<5_000), 4_196, 904),
+            (InputKeys(run: 6_000..<6_010), 5_100, 10),
+            (InputKeys(run: 6_010..<6_020), 5_200, 10),
+            (InputKeys((7_000..<7_005).map { ObjectKey(Int64($0 * 2)) }), 5_210, 5),
+            (InputKeys(run: 8_000..<8_010), 50, 10),
+            (InputKeys(run: 8_010..<8_020), 3_000, 10),
+            (InputKeys(run: 9_000..<9_100), 1_000_000, 100),
+            (InputKeys(run: 9_100..<9_100), 5_215, 0),
+        ]
+        var counted = DenseKeys(base: 100), written = DenseKeys(base: 100)
+        var refusals = 0
+        for (n, (keys, first, count)) in inputs.enumerated() {
+            var (c, w) = (counted, written)
+            let takenCounted = c.extend(keys: keys, integers: .consecutive(from: first, count: count))
+            let takenWritten = w.extend(keys: keys, integers: .array(ContiguousArray(first..<first + Int64(count))))
+            #expect(takenCounted == takenWritten, "input \(n)")
+            #expect(c.held == w.held && c.span == w.span, "input \(n)")
+            #expect((0...12_000).allSatisfy { c.object(Int64($0)) == w.object(Int64($0)) }, "input \(n)")
+            // A refused input is dropped, as ``IndexBuild`` drops the map.
+            if takenCounted { (counted, written) = (c, w) } else { refusals += 1 }
+        }
+        // Below the base, inside the map, and past its limit.
+        #expect(refusals == 3)
+        #expect(counted.held == 4_096 + 904 + 10 + 10 + 5)
+    }
+
     @Test("an index that adopts a map holding a run iterates, counts and turns into a tree with every key")
     func adoptedRun() {
         var map = DenseKeys(base: 0)
