@@ -323,10 +323,12 @@ extension ChangeRecordCodec {
             let leafOffset = r.offset
             let leaf = try decodePackedInts(&r, count: count)
             // Keys, or -1 for null (which the property must take). A packed
-            // leaf's base is at most its least value: only a base below 0
-            // needs the least found (a typed pass; one switching on the
-            // width per value was a fifth of the decoding thread's time).
-            let least = leaf.width != 8 && leaf.base >= 0 ? leaf.base : leaf.bounds?.least ?? 0
+            // leaf whose base is not below 0, and whose widest offset cannot
+            // take it past Int64.max, holds no key below its base; any
+            // other needs its least found (a typed pass: one switching on
+            // the width per value was a fifth of the decoding thread's time).
+            let widest = leaf.width == 8 ? Int64.max : (Int64(1) << (8 * leaf.width)) - 1
+            let least = leaf.width != 8 && leaf.base >= 0 && leaf.base <= Int64.max - widest ? leaf.base : leaf.leastValue ?? 0
             if least < -1 { throw DecodingFailure(offset: leafOffset, reason: "insert run: link key \(least) out of range") }
             if least == -1 { try check(.null, at: leafOffset) }
             var typed = Column(kind: .link, linkTarget: target)

@@ -145,10 +145,6 @@ extension Column {
 }
 
 extension Column {
-    /// Whether `matcher` passes each code of a coded string column, by code
-    /// + 1 (index 0 is null): the matcher's own decision, made once per
-    /// distinct string. `nil` when the dictionary holds more strings than
-    /// the `tests` values a scan would test one by one.
     /// The code (from -1, null) of the one entry of `passing` (by code + 1)
     /// that is true; -2 when none is, `nil` when several are.
     private static func onlyPassing(_ passing: UnsafeBufferPointer<Bool>) -> Int64? {
@@ -160,6 +156,10 @@ extension Column {
         return only
     }
 
+    /// Whether `matcher` passes each code of a coded string column, by code
+    /// + 1 (index 0 is null): the matcher's own decision, made once per
+    /// distinct string. `nil` when the dictionary holds more strings than
+    /// the `tests` values a scan would test one by one.
     fileprivate func passingCodes(_ matcher: ValueMatcher, tests: Int) -> [Bool]? {
         guard let dictionary, dictionary.count <= tests else { return nil }
         return [matcher.matches(.null)] + dictionary.passing(matcher.matches)

@@ -185,9 +185,19 @@ struct IntChunks: RandomAccessCollection, Sendable {
                 let start = values.baseAddress!
                 var n = 0
                 var j = 0
+                // Counted in blocks, in a counter of the values' own width
+                // (a byte's holds 255), so that the loop compares and adds
+                // a whole vector of values at a time; an `Int` counter
+                // widened every byte to 64 bits.
+                let block = T.bitWidth == 8 ? 255 : Chunks<Int64>.width
                 while j < count {
-                    n &+= start.loadUnaligned(fromByteOffset: j &* MemoryLayout<T>.size, as: T.self) == wanted ? 1 : 0
-                    j &+= 1
+                    let end = Swift.min(count, j &+ block)
+                    var matched: T = 0
+                    while j < end {
+                        matched &+= start.loadUnaligned(fromByteOffset: j &* MemoryLayout<T>.size, as: T.self) == wanted ? 1 : 0
+                        j &+= 1
+                    }
+                    n &+= Int(truncatingIfNeeded: matched)
                 }
                 return n
             }
@@ -240,6 +250,27 @@ struct IntChunks: RandomAccessCollection, Sendable {
                 case 2: return check(UInt16.self)
                 default: return check(UInt32.self)
                 }
+            }
+        }
+
+        /// The least value as `value(_:)` reads them (wrapping, for a
+        /// leaf decoded from a file whose base and offsets overflow), in a
+        /// pass typed by the width.
+        var leastValue: Int64? {
+            guard count > 0 else { return nil }
+            func least<T: FixedWidthInteger>(_ values: UnsafeRawBufferPointer, _: T.Type, plus base: Int64) -> Int64 {
+                var least = Int64.max
+                for j in 0..<count {
+                    least = Swift.min(least, base &+ Int64(values.loadUnaligned(fromByteOffset: j &* MemoryLayout<T>.size, as: T.self)))
+                }
+                return least
+            }
+            switch width {
+            case 0: return base
+            case 8: return wide.withUnsafeBytes { least($0, Int64.self, plus: 0) }
+            case 1: return packed.withUnsafeBytes { least($0, UInt8.self, plus: base) }
+            case 2: return packed.withUnsafeBytes { least($0, UInt16.self, plus: base) }
+            default: return packed.withUnsafeBytes { least($0, UInt32.self, plus: base) }
             }
         }
 
@@ -494,6 +525,9 @@ struct IntChunks: RandomAccessCollection, Sendable {
         precondition(range.lowerBound >= 0 && range.upperBound <= count, "values \(range) out of range 0..<\(count)")
         guard !range.isEmpty else { return nil }
         let first = self[range.lowerBound]
+        // The last must not pass Int64.max: the checks below compare
+        // modulo 2^64, and would take a wrap to Int64.min for counting on.
+        guard first <= Int64.max - Int64(range.count - 1) else { return nil }
         var i = range.lowerBound
         while i < range.upperBound {
             let start = i & ~Self.mask

@@ -418,7 +418,8 @@ enum InputIntegers: Sendable {
     var array: ContiguousArray<Int64> {
         switch self {
         case .array(let values): values
-        case .consecutive(let first, let count): ContiguousArray(first..<first &+ Int64(count))
+        // (Counted from the first, not as a range: the last may be Int64.max.)
+        case .consecutive(let first, let count): ContiguousArray((0..<count).lazy.map { first &+ Int64($0) })
         }
     }
 }

@@ -278,6 +278,26 @@ import Testing
         #expect(error?.offset == fields[expected], "\(String(describing: error))")
     }
 
+    @Test("a packed link leaf whose base and offsets pass Int64.max is refused as a key out of range, not read as null", arguments: [false, true])
+    func wrappingLinkLeaf(ahead: Bool) throws {
+        let snapshot = try Self.smallState()
+        let (bytes, fields) = Self.smallPayload(snapshot)
+        let offset = try #require(fields["Dog.run0.owner.width"])
+        // The owners' leaf is width 0, base 0 (two bytes): now width 1,
+        // base Int64.max - 1, offsets 0 and 5 (the second wraps).
+        var leaf = ByteWriter()
+        leaf.byte(1)
+        leaf.signed(Int64.max - 1)
+        leaf.byte(0)
+        leaf.byte(5)
+        let damaged = Array(bytes[..<offset]) + leaf.bytes + Array(bytes[(offset + 2)...])
+        let error = #expect(throws: DecodingFailure.self) {
+            _ = try SnapshotCodec.decode(damaged, formatVersion: LogFormat.version, decodeAheadFrom: ahead ? 0 : .max)
+        }
+        #expect(error?.reason.contains("link key") == true && error?.reason.contains("out of range") == true, "\(String(describing: error))")
+        #expect(error?.offset == offset, "\(String(describing: error))")
+    }
+
     @Test("backlinks in the order loading makes them are not stored; others are, and keep their order")
     func backlinksInLoadOrder() throws {
         let realm = try makeRealm(types: [Person.self, Dog.self])

@@ -148,6 +148,16 @@ import Testing
                 #expect(broken.consecutiveFirst((i + 1)..<values.count) == values[i + 1], "\(first) after \(i)")
             }
         }
+        // Counting on past Int64.max wraps to Int64.min: not consecutive,
+        // in an open leaf or from a packed leaf ending at Int64.max to the next.
+        var wrapping = IntChunks()
+        wrapping.append(contentsOf: [Int64.max - 1, .max, .min, .min + 1])
+        #expect(wrapping.consecutiveFirst(0..<4) == nil && wrapping.consecutiveFirst(0..<2) == Int64.max - 1)
+        var acrossLeaves = IntChunks()
+        acrossLeaves.append(contentsOf: (0..<n).map { Int64.max - Int64(n - 1) + Int64($0) })
+        acrossLeaves.append(contentsOf: [Int64.min, .min + 1])
+        #expect(acrossLeaves.leaves[0].width == 2)
+        #expect(acrossLeaves.consecutiveFirst(0..<(n + 2)) == nil && acrossLeaves.consecutiveFirst(0..<n) == Int64.max - Int64(n - 1))
         // Repeated values (a leaf of one value) and descending ones.
         var repeated = IntChunks()
         repeated.append(repeating: 4, count: 2 * n)

@@ -406,6 +406,13 @@ extension DenseKeysTests {
         // Below the base, inside the map, and past its limit.
         #expect(refusals == 3)
         #expect(counted.held == 4_096 + 904 + 10 + 10 + 5)
+
+        // Ids ending at Int64.max, written out without passing it.
+        let last = InputIntegers.consecutive(from: Int64.max - 9, count: 10)
+        #expect(Array(last.array) == (0..<10).map { Int64.max - 9 + Int64($0) })
+        var high = DenseKeys(base: Int64.max - 9)
+        let taken = high.extend(keys: InputKeys(run: 0..<10), integers: last)
+        #expect(taken && high.held == 10 && high.object(.max) == ObjectKey(9) && high.object(Int64.max - 9) == ObjectKey(0))
     }
 
     @Test("an index that adopts a map holding a run iterates, counts and turns into a tree with every key")
