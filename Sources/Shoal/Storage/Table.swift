@@ -727,8 +727,13 @@ final class BackgroundIndexing: Sendable {
     /// unread): queued work is then skipped and the builds dropped.
     private let cancelled = Locked(false)
 
+    /// Set once ``finishPrimary()`` gave the primary key's workers back to
+    /// the pool: nothing is queued on them after.
+    private let primaryRecycled = Locked(false)
+
     deinit {
-        for queue in queues { queue.recycle() }
+        let skipPrimary = primaryRecycled.withLock { $0 }
+        for (i, queue) in queues.enumerated() where !(skipPrimary && isPrimary[i]) { queue.recycle() }
     }
 
     init(_ builds: [IndexBuild], className: String) {
@@ -820,7 +825,12 @@ final class BackgroundIndexing: Sendable {
         // Only primary builds are given inputs in shared leaves.
         releaseSharedInputs()
         let problem = primary.lazy.compactMap { i in self.builds[i].withLock { $0.problem } }.first
-        return (take(primary).map(\.build), problem)
+        let taken = take(primary).map(\.build)
+        // Their work is done: the workers go back to the pool now rather
+        // than idle until the secondary indexes are read or dropped.
+        primaryRecycled.withLock { $0 = true }
+        for i in primary { queues[i].recycle() }
+        return (taken, problem)
     }
 
     /// Queues the merge of what the secondary builds gathered (after
@@ -845,9 +855,11 @@ final class BackgroundIndexing: Sendable {
         }
     }
 
-    /// Waits for every build, then lets go of the tables they read.
+    /// Waits for the secondary builds (what ``PendingIndexes`` holds; the
+    /// primary key's workers went back to the pool), then lets go of the
+    /// tables they read.
     fileprivate func wait() {
-        for queue in queues { queue.waitUntilIdle() }
+        for i in queues.indices where !isPrimary[i] { queues[i].waitUntilIdle() }
         releaseSources()
     }
 
