@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import OrderedCollections
 
@@ -863,22 +862,21 @@ final class BackgroundIndexing: Sendable {
         releaseSources()
     }
 
-    /// Drops ``sources`` (outside the lock: releasing the last copy of a
-    /// table frees its leaves).
+    /// Drops ``sources`` and ``sharedInputs``.
     private func releaseSources() {
-        let released = sources.withLock { sources in
-            defer { sources = [] }
-            return sources
-        }
-        _ = released
+        Self.empty(sources)
         releaseSharedInputs()
     }
 
-    /// Drops ``sharedInputs``, outside the lock.
-    private func releaseSharedInputs() {
-        let released = sharedInputs.withLock { inputs in
-            defer { inputs = [] }
-            return inputs
+    /// Drops ``sharedInputs``.
+    private func releaseSharedInputs() { Self.empty(sharedInputs) }
+
+    /// Empties `held`, dropping what it held outside the lock: releasing
+    /// the last copy of a table (or of shared leaves) frees its leaves.
+    private static func empty<T>(_ held: Locked<[T]>) {
+        let released = held.withLock { held in
+            defer { held = [] }
+            return held
         }
         _ = released
     }
