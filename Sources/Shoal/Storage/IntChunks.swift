@@ -253,11 +253,22 @@ struct IntChunks: RandomAccessCollection, Sendable {
             }
         }
 
-        /// The least value as `value(_:)` reads them (wrapping, for a
+        /// The least value when it is below 0, else `nil` (what a link
+        /// column's check of its keys, -1 for null, needs). With a base not
+        /// below 0 and a width whose widest offset cannot pass Int64.max,
+        /// no value is below the base, and none is read; otherwise the
+        /// least is found as ``value(_:)`` reads the values (wrapping, for a
         /// leaf decoded from a file whose base and offsets overflow), in a
         /// pass typed by the width.
-        var leastValue: Int64? {
+        var negativeLeast: Int64? {
             guard count > 0 else { return nil }
+            if width != 8, base >= 0, base <= Int64.max - ((Int64(1) << (8 * width)) - 1) { return nil }
+            let least = leastValue
+            return least < 0 ? least : nil
+        }
+
+        /// The least value as ``value(_:)`` reads them (see ``negativeLeast``).
+        private var leastValue: Int64 {
             func least<T: FixedWidthInteger>(_ values: UnsafeRawBufferPointer, _: T.Type, plus base: Int64) -> Int64 {
                 var least = Int64.max
                 for j in 0..<count {

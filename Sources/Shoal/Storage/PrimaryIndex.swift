@@ -445,19 +445,26 @@ struct DenseKeys: Sendable {
         case .array(let values):
             return extend(keys: keys, integers: values)
         case .consecutive(let first, let count):
-            // Keys continuing the run, given to objects continuing it: the
-            // run grows, with no value read.
-            if count > 0, keys.count == count, first >= base, first &- base == Int64(span), tail.isEmpty, let run = keys.run,
-                runLength == 0 || Int64(run.lowerBound) == runFirst &+ Int64(runLength),
-                count <= Self.limit(keys: held + count) - span
+            // Keys continuing the map with no gap, within the span allowed:
+            // the run grows, with no value read, if the objects continue it.
+            if count > 0, keys.count == count, first >= base, first &- base == Int64(span),
+                count <= Self.limit(keys: held + count) - span, continueRun(keys)
             {
-                if runLength == 0 { runFirst = Int64(run.lowerBound) }
-                runLength += run.count
-                held += run.count
                 return true
             }
             return extend(keys: keys, integers: integers.array)
         }
+    }
+
+    /// Adds objects `keys`, whose keys continue the map with no gap, to the
+    /// run when nothing follows it and the objects continue its objects;
+    /// `false` otherwise, and then nothing changed.
+    private mutating func continueRun(_ keys: InputKeys) -> Bool {
+        guard tail.isEmpty, let run = keys.run, runLength == 0 || Int64(run.lowerBound) == runFirst &+ Int64(runLength) else { return false }
+        if runLength == 0 { runFirst = Int64(run.lowerBound) }
+        runLength += run.count
+        held += run.count
+        return true
     }
 
     /// ``extend(keys:integers:)`` for values written out.
@@ -475,12 +482,7 @@ struct DenseKeys: Sendable {
         let (distance, overflow) = last.subtractingReportingOverflow(base)
         guard !overflow, distance < Int64(Self.limit(keys: held + keys.count)) else { return false }
         if first &- base == Int64(span), last &- first == Int64(integers.count - 1) {
-            if tail.isEmpty, let run = keys.run, runLength == 0 || Int64(run.lowerBound) == runFirst &+ Int64(runLength) {
-                if runLength == 0 { runFirst = Int64(run.lowerBound) }
-                runLength += run.count
-                held += run.count
-                return true
-            }
+            if continueRun(keys) { return true }
             // Keys that continue the map with no gap go in a leaf at a
             // time, written into an array first: appending a lazy mapping
             // copied it into a temporary array per leaf.

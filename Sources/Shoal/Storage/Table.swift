@@ -279,24 +279,14 @@ struct IndexInput: Sendable {
     /// The values of each property read as `Value`s.
     private(set) var values: [Int: ContiguousArray<Value>] = [:]
     /// The values of each property of an int column without nulls.
-    private(set) var integers: [Int: ContiguousArray<Int64>] = [:]
-    /// Int columns' values not copied into ``integers`` yet
+    private(set) var integers: [Int: InputIntegers] = [:]
+    /// Int columns' values not read into ``integers`` yet
     /// (``readSharedLeaves()``): the leaves holding them, shared with the
     /// table, and where the slots lie among those leaves.
     private var sharedLeaves: [Int: (chunks: IntChunks, range: Range<Int>)] = [:]
 
-    /// Int columns whose values, read from shared leaves, are
-    /// consecutive: the first, with nothing copied.
-    private var consecutiveFrom: [Int: Int64] = [:]
-
     /// Whether values are still in leaves shared with the table.
     var sharesLeaves: Bool { !sharedLeaves.isEmpty }
-
-    /// The values of property `p` of an int column without nulls.
-    func integers(of p: Int) -> InputIntegers? {
-        if let first = consecutiveFrom[p] { return .consecutive(from: first, count: keys.count) }
-        return integers[p].map(InputIntegers.array)
-    }
 
     /// The live objects among `slots` of `table`, with their values of `properties`.
     ///
@@ -313,8 +303,9 @@ struct IndexInput: Sendable {
         self.properties = properties
         // With no object deleted, every slot is live: nothing to look up.
         var allLive = true
-        var slot = table.scanLiveness == nil ? slots.upperBound : slots.lowerBound
-        while allLive, slot < slots.upperBound {
+        let deletions = table.scanLiveness != nil
+        var slot = slots.lowerBound
+        while allLive, deletions, slot < slots.upperBound {
             let (base, live) = table.alive.chunk(containing: slot)
             let end = min(slots.upperBound, base + live.count)
             allLive = !live[(slot &- base)..<(end &- base)].contains(false)
@@ -343,21 +334,21 @@ struct IndexInput: Sendable {
                 let column = scalars.baseAddress! + p
                 if column.pointee.kind == .int && column.pointee.nulls == nil {
                     guard !keys.isEmpty else {
-                        integers[p] = []
+                        integers[p] = .array([])
                         continue
                     }
                     if sharingLeaves, allLive {
                         sharedLeaves[p] = column.pointee.ints.sharing(slots)
                         continue
                     }
-                    integers[p] = ContiguousArray(unsafeUninitializedCapacity: keys.count) { out, made in
+                    integers[p] = .array(ContiguousArray(unsafeUninitializedCapacity: keys.count) { out, made in
                         if allLive {
                             column.pointee.ints.copyValues(slots, to: out.baseAddress!)
                         } else {
                             for (j, key) in keys.enumerated() { (out.baseAddress! + j).initialize(to: column.pointee.ints[key.slot]) }
                         }
                         made = keys.count
-                    }
+                    })
                 } else {
                     var read = ContiguousArray<Value>()
                     read.reserveCapacity(keys.count)
@@ -368,7 +359,7 @@ struct IndexInput: Sendable {
         }
     }
 
-    /// Copies the values left in shared leaves into ``integers``, and lets
+    /// Reads the values left in shared leaves into ``integers``, and lets
     /// go of the leaves.
     ///
     /// Consecutive values (ids counting up with the objects, the usual
@@ -376,20 +367,20 @@ struct IndexInput: Sendable {
     mutating func readSharedLeaves() {
         for (p, shared) in sharedLeaves {
             if let first = shared.chunks.consecutiveFirst(shared.range) {
-                consecutiveFrom[p] = first
+                integers[p] = .consecutive(from: first, count: shared.range.count)
                 continue
             }
-            integers[p] = ContiguousArray(unsafeUninitializedCapacity: shared.range.count) { out, made in
+            integers[p] = .array(ContiguousArray(unsafeUninitializedCapacity: shared.range.count) { out, made in
                 shared.chunks.copyValues(shared.range, to: out.baseAddress!)
                 made = shared.range.count
-            }
+            })
         }
         sharedLeaves = [:]
     }
 
     /// The values of property `p`, as `Value`s.
     func values(of p: Int) -> ContiguousArray<Value> {
-        values[p] ?? ContiguousArray(integers(of: p)!.array.lazy.map(Value.int))
+        values[p] ?? ContiguousArray(integers[p]!.array.lazy.map(Value.int))
     }
 }
 
@@ -398,13 +389,6 @@ struct IndexInput: Sendable {
 enum InputIntegers: Sendable {
     case array(ContiguousArray<Int64>)
     case consecutive(from: Int64, count: Int)
-
-    var count: Int {
-        switch self {
-        case .array(let values): values.count
-        case .consecutive(_, let count): count
-        }
-    }
 
     var first: Int64? {
         switch self {
@@ -515,7 +499,7 @@ struct IndexBuild: Sendable {
     mutating func add(_ input: IndexInput) {
         switch index {
         case .primary(let tree):
-            if tree.isTyped, entries.isEmpty, let integers = input.integers(of: property) {
+            if tree.isTyped, entries.isEmpty, let integers = input.integers[property] {
                 integerInputs.append((input.keys, integers))
                 if tree.isEmpty, !denseBuildFailed, let first = integers.first {
                     var map = denseBuild ?? DenseKeys(base: first)
@@ -531,7 +515,7 @@ struct IndexBuild: Sendable {
             for (n, key) in integerEntries.take().entries { entries.append(.int(n), key) }
             for (key, value) in zip(input.keys, input.values(of: property)) { entries.append(value, key) }
         case .secondary:
-            let runs = if let integers = input.integers(of: property) {
+            let runs = if let integers = input.integers[property] {
                 Self.groupSmallIntegers(input.keys, integers: integers.array)
             } else {
                 Self.groupSmallIntegers(input.keys, input.values(of: property))
@@ -893,11 +877,7 @@ final class BackgroundIndexing: Sendable {
         cancelled.withLock { $0 = true }
         for i in indices { queues[i].waitUntilIdle() }
         releaseSources()
-        let dropped = indices.map { i in builds[i].withLock { state in
-            defer { state.build = nil }
-            return state.build
-        } }
-        _ = dropped
+        _ = take(indices)
     }
 
     /// Takes builds `indices` out (complete), so that the table holds the

@@ -317,12 +317,12 @@ import Testing
             #expect(!shared.sharesLeaves)
             #expect(shared.keys.map(\.slot) == live && Array(shared.values(of: pk)) == Array(input.values(of: pk)) && Array(shared.values(of: age)) == Array(input.values(of: age)), "\(slots)")
             if allLive {
-                guard case .consecutive(let first, let count)? = shared.integers(of: pk) else {
+                guard case .consecutive(let first, let count)? = shared.integers[pk] else {
                     Issue.record("ids read from shared leaves were not found consecutive: \(slots)")
                     return
                 }
                 #expect(first == Int64(slots.lowerBound) && count == slots.count)
-                guard case .array(let ages)? = shared.integers(of: age) else {
+                guard case .array(let ages)? = shared.integers[age] else {
                     Issue.record("ages read from shared leaves are not an array: \(slots)")
                     return
                 }
