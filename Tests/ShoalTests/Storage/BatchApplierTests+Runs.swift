@@ -286,18 +286,25 @@ import Testing
         // Person 0 twice around a null, person 2 long enough for a run of
         // its own, then 4 and 5; and one ordering that does not ascend.
         for owners: [Int64] in [[0, 0, -1, 0, 1, 1, 2, 2, 2, 2, 2, 4, 5, 5, -1], [-1, -1, 5], [2, 1, 1, 0]] {
-            let (base, run, dogs, people, owner) = try Self.setUp(owners: owners)
-            var batch = BatchApplier(base)
-            #expect(batch.apply(run) == nil)
-            #expect(batch.finish() == nil)
-            let (expected, problem) = Self.oneByOne(base, run)
-            #expect(problem == nil)
-            #expect(batch.snapshot.hasSameContents(as: expected), "\(owners)")
-            #expect(batch.snapshot.invariantViolation() == nil)
-            for person in [0, 1, 2, 4, 5] {
-                let keys = owners.indices.filter { owners[$0] == Int64(person) }.map { ObjectKey(Int64($0)) }
-                #expect(batch.snapshot.backlinks(people, ObjectKey(Int64(person)), origin: dogs, property: owner) == keys, "\(owners) person \(person)")
-            }
+            try Self.expectOneByOneBacklinks(owners: owners, checking: [0, 1, 2, 4, 5])
+        }
+    }
+
+    /// Applies a run of dogs with `owners` as a batch and checks it against
+    /// the same inserts one by one: the same contents, no invariant broken,
+    /// and each of persons `checked` linked from exactly its dogs, in order.
+    static func expectOneByOneBacklinks(owners: [Int64], people count: Int = 6, deleting deleted: Int? = 3, checking checked: [Int]) throws {
+        let (base, run, dogs, people, owner) = try setUp(owners: owners, people: count, deleting: deleted)
+        var batch = BatchApplier(base)
+        #expect(batch.apply(run) == nil)
+        #expect(batch.finish() == nil)
+        let (expected, problem) = oneByOne(base, run)
+        #expect(problem == nil)
+        #expect(batch.snapshot.hasSameContents(as: expected), "\(owners.prefix(20)), deleted \(String(describing: deleted))")
+        #expect(batch.snapshot.invariantViolation() == nil)
+        for person in checked {
+            let keys = owners.indices.filter { owners[$0] == Int64(person) }.map { ObjectKey(Int64($0)) }
+            #expect(batch.snapshot.backlinks(people, ObjectKey(Int64(person)), origin: dogs, property: owner) == keys, "person \(person)")
         }
     }
 
@@ -315,17 +322,7 @@ import Testing
         }
         let people = Int(person)
         for deleted: Int? in [nil, people + 5] {
-            let (base, run, dogs, peopleTable, owner) = try Self.setUp(owners: owners, people: people + 10, deleting: deleted)
-            var batch = BatchApplier(base)
-            #expect(batch.apply(run) == nil)
-            #expect(batch.finish() == nil)
-            let (expected, problem) = Self.oneByOne(base, run)
-            #expect(problem == nil)
-            #expect(batch.snapshot.hasSameContents(as: expected), "deleted \(String(describing: deleted))")
-            for p in [0, 1, people / 2, people - 1] {
-                let keys = owners.indices.filter { owners[$0] == Int64(p) }.map { ObjectKey(Int64($0)) }
-                #expect(batch.snapshot.backlinks(peopleTable, ObjectKey(Int64(p)), origin: dogs, property: owner) == keys, "person \(p)")
-            }
+            try Self.expectOneByOneBacklinks(owners: owners, people: people + 10, deleting: deleted, checking: [0, 1, people / 2, people - 1])
         }
         // A deleted person linked from the second leaf: refused, naming it.
         let (base, run, _, _, _) = try Self.setUp(owners: owners, people: people, deleting: people / 2)
