@@ -241,8 +241,8 @@ struct ByteReader {
 
     /// Steps over the next `n` bytes, which must be there: their range in
     /// the payload (see ``withPayload(_:)``). `what` names them in the failure.
-    mutating func take(_ n: Int, _ what: String) throws(DecodingFailure) -> Range<Int> {
-        guard n >= 0, n <= remaining else { throw fail("\(what): \(n) bytes, past the end of the payload (\(remaining) left)") }
+    mutating func take(_ n: Int, _ what: @autoclosure () -> String) throws(DecodingFailure) -> Range<Int> {
+        guard n >= 0, n <= remaining else { throw fail("\(what()): \(n) bytes, past the end of the payload (\(remaining) left)") }
         defer { offset += n }
         return offset..<offset + n
     }

@@ -234,15 +234,21 @@ struct IntChunks: RandomAccessCollection, Sendable {
                 // Offsets from the base: offset `j` must be `first - base + (j - lower)`.
                 let (start, overflow) = first.subtractingReportingOverflow(base)
                 guard !overflow, start >= 0 else { return false }
-                let shift = start &- Int64(range.lowerBound)
                 func check<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) -> Bool {
-                    packed.withUnsafeBytes { raw in
-                        var misses = 0
-                        for j in range {
-                            let offset = Int64(raw.loadUnaligned(fromByteOffset: j &* MemoryLayout<T>.size, as: T.self))
-                            misses &+= offset &- Int64(j) != shift ? 1 : 0
+                    // The last offset expected must fit the width; then the
+                    // offsets are compared in it (as many to a register as
+                    // the width allows), and none wraps.
+                    guard start <= Int64(T.max) - Int64(range.count - 1) else { return false }
+                    return packed.withUnsafeBytes { raw in
+                        raw.withMemoryRebound(to: T.self) { offsets in
+                            var expected = T(truncatingIfNeeded: start)
+                            var misses: T = 0
+                            for j in range {
+                                misses |= offsets[j] ^ expected
+                                expected &+= 1
+                            }
+                            return misses == 0
                         }
-                        return misses == 0
                     }
                 }
                 switch width {
@@ -286,35 +292,42 @@ struct IntChunks: RandomAccessCollection, Sendable {
         }
 
         /// Writes where each run of equal values starts (0 first) to
-        /// `out`, which has room for ``count`` positions, and returns how
-        /// many runs there are: one typed pass over the values as stored,
-        /// with no branch per value (what grouping a link column's objects
-        /// by target reads).
-        func runStarts(into out: UnsafeMutablePointer<Int32>) -> Int {
+        /// `starts`, and each run's value to `values`, both with room for
+        /// ``count`` entries, and returns how many runs there are: one typed
+        /// pass over the values as stored, with no branch per value, then
+        /// one read per run (what grouping a link column's objects by
+        /// target reads).
+        func runStarts(into starts: UnsafeMutablePointer<Int32>, values: UnsafeMutablePointer<Int64>) -> Int {
             guard count > 0 else { return 0 }
-            out[0] = 0
-            guard width != 0 else { return 1 }
-            func starts<T: FixedWidthInteger>(_ values: UnsafeRawBufferPointer, _: T.Type) -> Int {
-                var runs = 1
-                var previous = values.loadUnaligned(as: T.self)
-                for j in 1..<count {
-                    let v = values.loadUnaligned(fromByteOffset: j &* MemoryLayout<T>.size, as: T.self)
-                    // Written every time, kept only where a run starts:
-                    // the count grows by the top bit of `d | -d`, which is
-                    // set when `d` is not 0 (`v != previous` compiled to a
-                    // branch, mispredicted at every run's start).
-                    out[runs] = Int32(truncatingIfNeeded: j)
-                    let d = UInt64(truncatingIfNeeded: v ^ previous)
-                    runs &+= Int(truncatingIfNeeded: (d | (0 &- d)) &>> 63)
-                    previous = v
+            starts[0] = 0
+            guard width != 0 else {
+                values[0] = base
+                return 1
+            }
+            func find<T: FixedWidthInteger>(_ raw: UnsafeRawBufferPointer, _: T.Type, plus base: Int64) -> Int {
+                raw.withMemoryRebound(to: T.self) { stored in
+                    var runs = 1
+                    var previous = stored[0]
+                    for j in 1..<count {
+                        let v = stored[j]
+                        // Written every time, kept only where a run starts:
+                        // the count grows by the top bit of `d | -d`, which
+                        // is set when `d` is not 0 (`v != previous` compiled
+                        // to a branch, mispredicted at every run's start).
+                        starts[runs] = Int32(truncatingIfNeeded: j)
+                        let d = UInt64(truncatingIfNeeded: v ^ previous)
+                        runs &+= Int(truncatingIfNeeded: (d | (0 &- d)) &>> 63)
+                        previous = v
+                    }
+                    for r in 0..<runs { values[r] = base &+ Int64(truncatingIfNeeded: stored[Int(starts[r])]) }
+                    return runs
                 }
-                return runs
             }
             switch width {
-            case 8: return wide.withUnsafeBytes { starts($0, Int64.self) }
-            case 1: return packed.withUnsafeBytes { starts($0, UInt8.self) }
-            case 2: return packed.withUnsafeBytes { starts($0, UInt16.self) }
-            default: return packed.withUnsafeBytes { starts($0, UInt32.self) }
+            case 8: return wide.withUnsafeBytes { find($0, Int64.self, plus: 0) }
+            case 1: return packed.withUnsafeBytes { find($0, UInt8.self, plus: base) }
+            case 2: return packed.withUnsafeBytes { find($0, UInt16.self, plus: base) }
+            default: return packed.withUnsafeBytes { find($0, UInt32.self, plus: base) }
             }
         }
 

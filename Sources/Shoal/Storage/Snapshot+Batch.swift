@@ -271,33 +271,48 @@ struct BatchApplier {
     /// for null) as groups of consecutive objects linking to one object,
     /// when the targets ascend; checks that each target is live.
     ///
-    /// Reads each leaf's runs of equal keys (``IntChunks/Leaf/runStarts(into:)``,
-    /// a pass with no branch per key), then works per run: a person's ten
-    /// dogs are one run, looked at once.
+    /// Reads each leaf's runs of equal keys and their keys
+    /// (``IntChunks/Leaf/runStarts(into:values:)``, a pass with no branch
+    /// per key), then works per run: a person's ten dogs are one run,
+    /// looked at once, and written into the groups' buffer in place.
     private func ascendingLinkGroups(_ target: TableKey, _ keys: IntChunks) -> LinkGroups {
         guard target.index < snapshot.tables.count else { return .notLive(Link(table: target, key: ObjectKey(keys.first { $0 >= 0 } ?? 0))) }
         return snapshot.withTable(target) { table in
             // With no object deleted, a key is live when it is below the slot count.
             let slotCount = Int64(table.pointee.alive.count)
             let everyLive = table.pointee.scanLiveness == nil
+            let leafWidth = Swift.min(IntChunks.width, keys.count)
+            let starts = UnsafeMutablePointer<Int32>.allocate(capacity: leafWidth)
+            let runKeys = UnsafeMutablePointer<Int64>.allocate(capacity: leafWidth)
+            /// A leaf's groups (at most one per run), appended to `groups`
+            /// once per leaf: no uniqueness check or growth per group.
+            let made = UnsafeMutablePointer<LinkGroup>.allocate(capacity: leafWidth)
+            defer {
+                starts.deallocate()
+                runKeys.deallocate()
+                made.deallocate()
+            }
             var groups: [LinkGroup] = []
             var previous: Int64 = -1
             /// Where the open group started, if one is open.
             var start = -1
-            var starts = [Int32](repeating: 0, count: IntChunks.width)
             for (n, leaf) in keys.leaves.enumerated() {
                 let leafStart = n &<< IntChunks.bits
-                let runs = starts.withUnsafeMutableBufferPointer { leaf.runStarts(into: $0.baseAddress!) }
+                let runs = leaf.runStarts(into: starts, values: runKeys)
                 // As many groups per leaf as the first has, most likely.
                 if n == 0 { groups.reserveCapacity(runs &* keys.leaves.count &+ 1) }
+                var count = 0
                 for r in 0..<runs {
                     let offset = Int(starts[r])
-                    let key = leaf.value(offset)
+                    let key = runKeys[r]
                     // A run of the open group's key goes on with it (a
                     // group that crosses a leaf's end).
                     if start >= 0, key == previous { continue }
                     if start >= 0 {
-                        groups.append(LinkGroup(slot: Int(previous), objects: start..<(leafStart &+ offset)))
+                        // (A group closes at a run's start after the
+                        // first, so a leaf closes at most `runs` of them.)
+                        (made + count).initialize(to: LinkGroup(slot: Int(previous), objects: start..<(leafStart &+ offset)))
+                        count &+= 1
                         start = -1
                     }
                     guard key >= 0 else { continue }
@@ -309,6 +324,7 @@ struct BatchApplier {
                     start = leafStart &+ offset
                     previous = key
                 }
+                groups.append(contentsOf: UnsafeBufferPointer(start: made, count: count))
             }
             if start >= 0 { groups.append(LinkGroup(slot: Int(previous), objects: start..<keys.count)) }
             return .groups(groups)

@@ -62,9 +62,13 @@ import Testing
         for (n, leaf) in chunks.leaves.enumerated() {
             let values = model[(n * Self.width)..<(n * Self.width + leaf.count)]
             var starts = [Int32](repeating: -1, count: Self.width)
-            let runs = starts.withUnsafeMutableBufferPointer { leaf.runStarts(into: $0.baseAddress!) }
+            var runValues = [Int64](repeating: -1, count: Self.width)
+            let runs = starts.withUnsafeMutableBufferPointer { starts in
+                runValues.withUnsafeMutableBufferPointer { leaf.runStarts(into: starts.baseAddress!, values: $0.baseAddress!) }
+            }
             let expected = values.indices.filter { $0 == values.startIndex || values[$0] != values[$0 - 1] }.map { Int32($0 - values.startIndex) }
             #expect(Array(starts.prefix(runs)) == expected, "\(context) leaf \(n)'s runs")
+            #expect(Array(runValues.prefix(runs)) == expected.map { values[values.startIndex + Int($0)] }, "\(context) leaf \(n)'s run values")
         }
         if !model.isEmpty {
             // Counted equal to values held, and to one perhaps not.
@@ -165,6 +169,14 @@ import Testing
         var descending = IntChunks()
         descending.append(contentsOf: (0..<(n + 5)).map { Int64(n + 5 - $0) })
         #expect(descending.consecutiveFirst(0..<(n + 5)) == nil)
+        // Offsets compared in their own width: counting on past the
+        // width's largest offset (255 to 0 in a one-byte leaf) is a break,
+        // not a wrap.
+        var sawtooth = IntChunks()
+        sawtooth.append(contentsOf: (0..<(2 * n)).map { Int64(1000 + $0 % 256) })
+        #expect(sawtooth.leaves[0].width == 1)
+        #expect(sawtooth.consecutiveFirst(250..<260) == nil && sawtooth.consecutiveFirst(250..<256) == 1250)
+        #expect(sawtooth.consecutiveFirst(0..<256) == 1000 && sawtooth.consecutiveFirst(0..<257) == nil)
     }
 
     @Test("a full leaf takes the fewest bytes its values' span needs; a leaf of one value, none; the last leaf is kept as it is")
