@@ -100,13 +100,18 @@ extension ChangeRecordCodec {
             let leafOffset = r.offset
             var strings = Column(kind: .string)
             try decodeStringLeaf(&r, count: n, into: &strings)
-            var new: [String] = []
-            new.reserveCapacity(n)
-            for j in 0..<n {
-                guard case .string(let s) = strings[j] else {
-                    throw DecodingFailure(offset: leafOffset, reason: "coded strings: the dictionary's new string \(j) of this leaf is not a string")
+            // Made from the leaf's bytes (checked UTF-8), with no `Value`.
+            let made = withUnsafePointer(to: &strings) { column -> [String]? in
+                var new: [String] = []
+                new.reserveCapacity(n)
+                for j in 0..<n {
+                    guard let bytes = Column.unsafeStringBytes(column, j) else { return nil }
+                    new.append(String(decoding: bytes, as: UTF8.self))
                 }
-                new.append(s)
+                return new
+            }
+            guard let new = made else {
+                throw DecodingFailure(offset: leafOffset, reason: "coded strings: a new string of the dictionary's leaf is not a string")
             }
             if let j = dictionary.addNew(new) {
                 throw DecodingFailure(offset: leafOffset, reason: "coded strings: the dictionary's new string \(j) of this leaf is one it holds")
