@@ -283,7 +283,7 @@ struct Column: Sendable {
 
     /// Appends a leaf of integers to an int or link column: adopted as it
     /// is (packed) at a leaf boundary when full (see ``IntChunks/append(adopting:)``).
-    mutating func appendInts(adopting leaf: IntChunks.Leaf) {
+    mutating func appendInts(adopting leaf: consuming IntChunks.Leaf) {
         precondition((kind == .int && nulls == nil) || kind == .link, "integers appended to a \(kind) column")
         ints.append(adopting: leaf)
     }
@@ -373,7 +373,7 @@ struct Column: Sendable {
     /// A coded string column of one leaf of codes (`-1` for null) into
     /// `dictionary`, which holds every code: what a snapshot's coded run
     /// loads into.
-    init(codes: IntChunks.Leaf, dictionary: StringDictionary) {
+    init(codes: consuming IntChunks.Leaf, dictionary: StringDictionary) {
         kind = .codedString
         self.dictionary = dictionary
         ints.append(adopting: codes)

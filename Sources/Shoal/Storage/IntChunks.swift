@@ -519,13 +519,16 @@ struct IntChunks: RandomAccessCollection, Sendable {
     /// Appends `leaf` as it is when it is a full leaf starting at a leaf
     /// boundary (a loaded snapshot's packed leaf, adopted with no copy);
     /// its values otherwise.
-    mutating func append(adopting leaf: Leaf) {
+    ///
+    /// The leaf is taken, not copied: a copy retained its arrays, 80 ns an
+    /// adopted leaf when loading.
+    mutating func append(adopting leaf: consuming Leaf) {
         guard count & Self.mask == 0, leaf.count == Self.width else {
             append(leaf: leaf.unpacked)
             return
         }
-        leaves.append(leaf)
         count += leaf.count
+        leaves.append(leaf)
     }
 
     /// The leaves holding values `range`, shared (no value copied), and
