@@ -106,6 +106,10 @@ enum DecodeAhead<Item: Sendable> {
                     channel.stop()
                     break
                 }
+                // Freed by the decoder as it sends its next batch: what
+                // `consume` did not keep (a run's arrays) is released on
+                // the thread that made it, not on this one.
+                channel.giveBack(items)
             case .failure(let failure):
                 if stopped { return }
                 throw failure
@@ -125,7 +129,7 @@ private final class DecodedChannel<Item: Sendable>: Sendable {
         case end
     }
 
-    private let state = Locked((messages: [Message](), head: 0, stopped: false))
+    private let state = Locked((messages: [Message](), head: 0, stopped: false, consumed: [[Item]]()))
     private let filled = DispatchSemaphore(value: 0)
     private let free: DispatchSemaphore
 
@@ -141,12 +145,23 @@ private final class DecodedChannel<Item: Sendable>: Sendable {
     ///   queued anyway, for the receiver to read past).
     func send(_ message: Message) -> Bool {
         free.wait()
-        let stopped = state.withLock { state in
+        let (stopped, consumed) = state.withLock { state in
             state.messages.append(message)
-            return state.stopped
+            defer { state.consumed = [] }
+            return (state.stopped, state.consumed)
         }
         filled.signal()
+        // The batches the receiver is done with, released here (after the
+        // signal, so that the receiver does not wait for it).
+        _ = consumed
         return !stopped
+    }
+
+    /// Hands back a batch the receiver is done with, for the sender to
+    /// release as it sends its next message (whatever is handed back after
+    /// the last is released with the channel).
+    func giveBack(_ items: [Item]) {
+        state.withLock { $0.consumed.append(items) }
     }
 
     /// The next message, waiting for one.
@@ -160,7 +175,11 @@ private final class DecodedChannel<Item: Sendable>: Sendable {
                     state.head = 0
                 }
             }
-            return state.messages[state.head]
+            // Taken out: the queue keeps no reference to a batch the
+            // receiver holds.
+            let message = state.messages[state.head]
+            state.messages[state.head] = .end
+            return message
         }
         free.signal()
         return message

@@ -114,4 +114,43 @@ import Testing
         #expect(realm.object(ofType: Person.self, forPrimaryKey: 7)?.ownedDogs.count == 300)
         #expect(realm.instance.current.invariantViolation() == nil)
     }
+
+    /// An item that notes, when it is freed, whether the consuming thread freed it.
+    final class Tracked: Sendable {
+        let freedOnConsumer: Locked<[Bool]>
+        let consumer: pthread_t
+        init(_ freedOnConsumer: Locked<[Bool]>, consumer: pthread_t) {
+            self.freedOnConsumer = freedOnConsumer
+            self.consumer = consumer
+        }
+        deinit {
+            let here = pthread_equal(pthread_self(), consumer) != 0
+            freedOnConsumer.withLock { $0.append(here) }
+        }
+    }
+
+    @Test("batches the applying thread is done with are freed by the decoding thread as it sends the next, every one freed by the end")
+    func consumedBatchesFreedByDecoder() throws {
+        let freed = Locked<[Bool]>([])
+        // (A `pthread_t` is an integer on Linux: it crosses into the
+        // decoder's closure as a value.)
+        let consumer = pthread_self()
+        let count = 1_000
+        var consumed = 0
+        try DecodeAhead<Tracked>.run { emit in
+            for _ in 0..<count {
+                // A batch per item: flushed at once.
+                guard emit(Tracked(freed, consumer: consumer), true) else { return }
+            }
+        } consume: { _ in
+            consumed += 1
+            return true
+        }
+        #expect(consumed == count)
+        let onConsumer = freed.withLock { $0 }
+        #expect(onConsumer.count == count)
+        // Only what was handed back after the decoder's last send (the
+        // tail the channel frees as it goes) is freed on this thread.
+        #expect(onConsumer.filter { $0 }.count < count / 4, "\(onConsumer.filter { $0 }.count) of \(count) freed by the applying thread")
+    }
 }
