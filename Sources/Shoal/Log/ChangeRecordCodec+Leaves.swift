@@ -61,13 +61,19 @@ extension ChangeRecordCodec {
     }
 
     /// Writes the values of `slots` of a coded string column (format
-    /// version 5): the dictionary's strings from `written` up to the
-    /// highest code the slots use, then their codes. `written` is how many
-    /// of the dictionary's strings the table's earlier runs wrote.
+    /// version 5): the dictionary's strings from `written` on, then the
+    /// slots' codes. `written` is how many of the dictionary's strings the
+    /// table's earlier runs wrote.
+    ///
+    /// The table's first run writes every string (later runs none), though
+    /// the grammar lets each run bring only those it uses first: loading
+    /// then builds the dictionary once. Strings brought run by run were
+    /// added to a dictionary the runs loaded before still shared, copying
+    /// its last leaf of strings each time.
     static func encodeCodedStrings(_ column: Column, slots: Range<Int>, written: inout Int, into w: inout ByteWriter) {
         let dictionary = column.dictionary!
         let codes = ContiguousArray(slots.lazy.map { column.ints[$0] })
-        let end = Swift.max(written, Int(codes.max() ?? -1) + 1)
+        let end = Swift.max(written, dictionary.count)
         w.byte(ColumnKind.codedStrings.rawValue)
         w.varint(end - written)
         var start = written

@@ -147,8 +147,27 @@ import Testing
 
 /// Coded string columns in snapshots (format version 5).
 @Suite struct CodedStringRunTests {
-    @Test("runs written from one coded column load, run by run, into one dictionary whose codes the table takes as they are: nulls, unused strings, more than a leaf of new strings")
-    func runsRoundTrip() throws {
+    /// Writes `slots` of `column` as a coded strings run the way writers
+    /// before 2026-11-27 did: the strings up to the highest code the run
+    /// uses, so that later runs bring new ones.
+    static func encodeStringsRunByRun(_ column: Column, slots: Range<Int>, written: inout Int, into w: inout ByteWriter) {
+        let dictionary = column.dictionary!
+        let codes = ContiguousArray(slots.lazy.map { column.ints[$0] })
+        let end = Swift.max(written, Int(codes.max() ?? -1) + 1)
+        w.byte(ChangeRecordCodec.ColumnKind.codedStrings.rawValue)
+        w.varint(end - written)
+        var start = written
+        while start < end {
+            let strings = (start..<Swift.min(end, start + Chunks<UInt8>.width)).map { dictionary.strings[$0] }
+            ChangeRecordCodec.encodeStringLeaf(count: strings.count, into: &w, length: { strings[$0].utf8.count }) { i, w in w.utf8(strings[i]) }
+            start += strings.count
+        }
+        written = end
+        ChangeRecordCodec.encodePackedInts(codes, into: &w)
+    }
+
+    @Test("runs written from one coded column load, run by run, into one dictionary whose codes the table takes as they are: nulls, unused strings, more than a leaf of new strings; the writer's whole dictionary in the first run, or strings brought run by run", arguments: [true, false])
+    func runsRoundTrip(wholeDictionaryFirst: Bool) throws {
         var column = Column(for: StringDictionaryTests.name)
         var expected: [Value] = []
         var rng = SeededRandom(seed: 21)
@@ -165,7 +184,16 @@ import Testing
         var w = ByteWriter()
         var written = 0
         let runs = [0..<4096, 4096..<8192, 8192..<9_000]
-        for run in runs { ChangeRecordCodec.encodeCodedStrings(column, slots: run, written: &written, into: &w) }
+        for (n, run) in runs.enumerated() {
+            if wholeDictionaryFirst {
+                ChangeRecordCodec.encodeCodedStrings(column, slots: run, written: &written, into: &w)
+                // Every string in the first run.
+                #expect(written == column.dictionary!.count, "run \(n)")
+            } else {
+                Self.encodeStringsRunByRun(column, slots: run, written: &written, into: &w)
+                #expect(n == runs.count - 1 || written < column.dictionary!.count, "run \(n)")
+            }
+        }
         #expect(written == column.dictionary!.count)
         var r = ByteReader(w.bytes)
         var dictionary = StringDictionary()
