@@ -186,6 +186,16 @@ struct QueryPlan {
         }
         var candidates = 0
         if let primary {
+            // Ids counted up with the objects: the objects' keys are a
+            // range, written out with no entry visited.
+            if let objects = primary.consecutiveObjects(from: lower, to: upper) {
+                guard objects.count <= limit else { return nil }
+                let keys = [ObjectKey](unsafeUninitializedCapacity: objects.count) { buffer, made in
+                    for (i, key) in objects.enumerated() { buffer[i] = ObjectKey(key) }
+                    made = objects.count
+                }
+                return (.objects(keys), keys.count, isExact)
+            }
             var keys: [ObjectKey] = []
             // Integer bounds hold at most their span of keys: reserved, so
             // that the array grows once.

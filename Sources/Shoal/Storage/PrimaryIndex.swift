@@ -206,19 +206,7 @@ struct PrimaryIndex: Sendable, Sequence {
         guard isTyped else { return values.forEach(from: lower, to: upper, body) }
         // Integer bounds (and the "after nulls" bound of a range) walk the
         // tree from the first key; any other bound filters every entry.
-        let low: TreeBound<Int64>??
-        switch lower?.key {
-        case nil: low = .some(nil)
-        case .int(let n)?: low = TreeBound(key: n, isInclusive: lower!.isInclusive)
-        case .null? where !lower!.isInclusive: low = .some(nil)
-        default: low = nil
-        }
-        let high: TreeBound<Int64>??
-        switch upper?.key {
-        case nil: high = .some(nil)
-        case .int(let n)?: high = TreeBound(key: n, isInclusive: upper!.isInclusive)
-        default: high = nil
-        }
+        let (low, high) = Self.integerBounds(lower, upper)
         if let low, let high {
             if lower == nil, let nullKey { guard body(.null, nullKey) else { return } }
             if let dense { return dense.forEachEntry(from: low, to: high) { body(.int($0), $1) } }
@@ -236,6 +224,38 @@ struct PrimaryIndex: Sendable, Sequence {
             }
             guard body(entry.key, entry.payload) else { return }
         }
+    }
+
+    /// `lower` and `upper` as bounds on integer keys (`.some(nil)`: open),
+    /// or `nil` for a bound that is not one: an integer, or the "after
+    /// nulls" bound of a range.
+    private static func integerBounds(_ lower: Bound?, _ upper: Bound?) -> (TreeBound<Int64>??, TreeBound<Int64>??) {
+        let low: TreeBound<Int64>??
+        switch lower?.key {
+        case nil: low = .some(nil)
+        case .int(let n)?: low = TreeBound(key: n, isInclusive: lower!.isInclusive)
+        case .null? where !lower!.isInclusive: low = .some(nil)
+        default: low = nil
+        }
+        let high: TreeBound<Int64>??
+        switch upper?.key {
+        case nil: high = .some(nil)
+        case .int(let n)?: high = TreeBound(key: n, isInclusive: upper!.isInclusive)
+        default: high = nil
+        }
+        return (low, high)
+    }
+
+    /// The objects of the entries from `lower` to `upper`, in key order,
+    /// when the keys are in the direct map's run (ids counted up with the
+    /// objects): consecutive object keys, found with no entry visited.
+    /// `nil` when they are not, or a null key is among them; then
+    /// ``forEach(from:to:_:)`` gives them.
+    func consecutiveObjects(from lower: Bound?, to upper: Bound?) -> Range<Int64>? {
+        guard isTyped, let dense, lower != nil || nullKey == nil else { return nil }
+        let (low, high) = Self.integerBounds(lower, upper)
+        guard let low, let high else { return nil }
+        return dense.runObjects(from: low, to: high)
     }
 
     /// The first broken invariant of the tree or the direct map holding
@@ -417,6 +437,16 @@ struct DenseKeys: Sendable {
         }
     }
 
+    /// The objects of the keys from `lower` to `upper` (`nil` ends are
+    /// open), in key order, when every slot between them lies in the run:
+    /// consecutive object keys (empty when no slot lies between them);
+    /// `nil` when some lie past the run.
+    func runObjects(from lower: TreeBound<Int64>?, to upper: TreeBound<Int64>?) -> Range<Int64>? {
+        guard let range = slots(from: lower, to: upper) else { return runFirst..<runFirst }
+        guard range.upperBound < runLength else { return nil }
+        return (runFirst &+ Int64(range.lowerBound))..<(runFirst &+ Int64(range.upperBound) &+ 1)
+    }
+
     /// The slots of the keys from `lower` to `upper` (`nil` ends are
     /// open), or `nil` when none lies in the map.
     private func slots(from lower: TreeBound<Int64>?, to upper: TreeBound<Int64>?) -> ClosedRange<Int>? {
@@ -460,10 +490,18 @@ struct DenseKeys: Sendable {
     /// run when nothing follows it and the objects continue its objects;
     /// `false` otherwise, and then nothing changed.
     private mutating func continueRun(_ keys: InputKeys) -> Bool {
-        guard tail.isEmpty, let run = keys.run, runLength == 0 || Int64(run.lowerBound) == runFirst &+ Int64(runLength) else { return false }
-        if runLength == 0 { runFirst = Int64(run.lowerBound) }
-        runLength += run.count
-        held += run.count
+        guard let run = keys.run else { return false }
+        return continueRun(objects: Int64(run.lowerBound)..<Int64(run.upperBound))
+    }
+
+    /// Adds `objects`, whose keys take the slots right after the run, to
+    /// the run when nothing follows it and they continue its objects;
+    /// `false` otherwise, and then nothing changed.
+    private mutating func continueRun(objects: Range<Int64>) -> Bool {
+        guard tail.isEmpty, runLength == 0 || objects.lowerBound == runFirst &+ Int64(runLength) else { return false }
+        if runLength == 0 { runFirst = objects.lowerBound }
+        runLength += objects.count
+        held += objects.count
         return true
     }
 
@@ -510,7 +548,12 @@ struct DenseKeys: Sendable {
     }
 
     /// Sets the object of slot `i`, growing the map to it.
+    ///
+    /// The next slot after the run, with nothing after it, taking the next
+    /// object (an id counted up with the objects, inserted one by one)
+    /// extends the run: such a map holds no slot, as a loaded one does.
     private mutating func store(_ payload: ObjectKey, at i: Int) {
+        if i == runLength, payload.rawValue < .max, continueRun(objects: payload.rawValue..<payload.rawValue + 1) { return }
         if i < runLength { writeOutRun() }
         let j = i &- runLength
         if j >= tail.count {

@@ -432,6 +432,63 @@ extension DenseKeysTests {
 }
 
 extension DenseKeysTests {
+    @Test("the objects of a range of keys within the map's run are its consecutive object keys, as iterating gives them; a range past the run, a null key before it or a bound of another kind is left to iterating", arguments: [false, true])
+    func consecutiveObjects(withNull: Bool) {
+        // Ids 100..<5_100 on objects 7..<5_007 (the run), then ids
+        // 5_100..<5_200 on objects 6_000..<6_100 (after it).
+        var map = DenseKeys(base: 100)
+        let run = map.extend(keys: InputKeys(run: 7..<5_007), integers: ContiguousArray(100..<5_100))
+        let after = map.extend(keys: InputKeys(run: 6_000..<6_100), integers: ContiguousArray(5_100..<5_200))
+        #expect(run && after)
+        var index = PrimaryIndex(for: PrimaryIndexTests.intProperty)
+        index.adopt(map)
+        if withNull { index.updateValue(ObjectKey(9_000), forKey: .null) }
+        #expect(index.hasDenseMap)
+        typealias Bound = PrimaryIndexTests.Bound
+        func bound(_ key: Int64?, _ inclusive: Bool) -> Bound? { key.map { Bound(key: .int($0), isInclusive: inclusive) } }
+        var fast = 0
+        for low in [nil, 0, 99, 100, 101, 2_500, 5_099, 5_100, 9_999] as [Int64?] {
+            for high in [nil, 50, 100, 2_500, 5_098, 5_099, 5_100, 5_300] as [Int64?] {
+                for (lowInclusive, highInclusive) in [(true, true), (false, false), (true, false)] {
+                    let (lower, upper) = (bound(low, lowInclusive), bound(high, highInclusive))
+                    var walked: [ObjectKey] = []
+                    index.forEach(from: lower, to: upper) { _, object in
+                        walked.append(object)
+                        return true
+                    }
+                    let context = "\(String(describing: low)) \(lowInclusive) ... \(String(describing: high)) \(highInclusive)"
+                    guard let objects = index.consecutiveObjects(from: lower, to: upper) else {
+                        // Left to iterating only where the walk leaves the run or meets the null key.
+                        #expect(walked.contains { $0.rawValue >= 5_007 } || (withNull && lower == nil), "\(context)")
+                        continue
+                    }
+                    fast += 1
+                    #expect(objects.map(ObjectKey.init) == walked, "\(context)")
+                }
+            }
+        }
+        #expect(fast > 40)
+        // The bound after nulls, and a bound of another kind.
+        let afterNulls = Bound(key: .null, isInclusive: false)
+        #expect(index.consecutiveObjects(from: afterNulls, to: bound(104, true)) == 7..<12)
+        #expect(index.consecutiveObjects(from: Bound(key: .string("a"), isInclusive: true), to: nil) == nil)
+    }
+
+    @Test("ids counted up with the objects, inserted one by one, make the map's run; an insert that does not continue it goes after it")
+    func runFromSingleInserts() {
+        var index = PrimaryIndex(for: PrimaryIndexTests.intProperty)
+        for i in 0..<5_000 { index.updateValue(ObjectKey(Int64(i)), forKey: .int(100 + Int64(i))) }
+        #expect(index.hasDenseMap && index.count == 5_000 && index.invariantViolation() == nil)
+        typealias Bound = PrimaryIndexTests.Bound
+        let (low, high) = (Bound(key: .int(200), isInclusive: true), Bound(key: .int(300), isInclusive: true))
+        #expect(index.consecutiveObjects(from: low, to: high) == 100..<201)
+        // The next id on an object that does not come next: after the run.
+        index.updateValue(ObjectKey(9_999), forKey: .int(5_100))
+        #expect(index.object(forInteger: 5_100) == ObjectKey(9_999) && index.object(forInteger: 5_099) == ObjectKey(4_999))
+        #expect(index.consecutiveObjects(from: low, to: nil) == nil && index.consecutiveObjects(from: low, to: high) == 100..<201)
+        #expect(index.count == 5_001 && index.invariantViolation() == nil)
+    }
+
     @Test("random replacements, inserts past the end and removals on an index whose map began as a run agree with a model, first with the run whole", arguments: [1, 2, 3])
     func randomChangesOverARun(seed: UInt64) {
         var rng = SeededRandom(seed: seed)
