@@ -61,9 +61,13 @@ struct Chunks<Element: Sendable>: RandomAccessCollection, Sendable {
     /// (copied only when one of them is written to), so that millions of
     /// placeholders (the slots of deleted objects, which are never written
     /// again) take a reference per leaf, not a value per slot.
-    mutating func append(repeating value: Element, count n: Int) {
+    ///
+    /// - Parameter fullLeaf: a full leaf of `value` to share, when the
+    ///   caller keeps one (full leaves are otherwise made, one per call).
+    mutating func append(repeating value: Element, count n: Int, fullLeaf: ContiguousArray<Element>? = nil) {
+        precondition(fullLeaf.map { $0.count == Self.width } ?? true, "a full leaf of \(fullLeaf?.count ?? 0) elements")
         var left = n
-        var shared: ContiguousArray<Element>?
+        var shared = fullLeaf
         while left > 0 {
             if count & Self.mask == 0 && left >= Self.width {
                 if shared == nil { shared = ContiguousArray(repeating: value, count: Self.width) }

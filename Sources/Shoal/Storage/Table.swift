@@ -163,11 +163,16 @@ extension Table {
             maps.values[k].append(repeating: [:], count: n)
             maps.values.formIndex(after: &k)
         }
-        alive.append(repeating: isAlive, count: n)
+        alive.append(repeating: isAlive, count: n, fullLeaf: isAlive ? liveLeaf : nil)
         backlinks.appendEmpty(n)
         if isAlive { count += n }
     }
 }
+
+/// A full liveness leaf of live slots, which every table's runs of live
+/// objects share until a deletion copies the one it changes: loading a
+/// million objects allocates no liveness.
+private let liveLeaf = ContiguousArray(repeating: true, count: Chunks<Bool>.width)
 
 extension Table {
     /// Adds the live objects in slots `start...` to the primary and secondary

@@ -161,3 +161,28 @@ import Testing
         #expect(!RunColumn(typed: Self.typedColumn(.int, Self.values(.int, count: 10, &rng))).mayHoldLinks)
     }
 }
+
+extension ColumnBulkTests {
+    @Test("runs of live slots appended at a leaf boundary share one liveness leaf across tables; a deletion copies only the leaf it changes, in its own table")
+    func sharedLiveLeaf() {
+        let schema = ObjectSchema(className: "A", properties: [Property(name: "n", type: .int)])
+        let width = Chunks<Bool>.width
+        var a = Table(key: TableKey(0), schema: schema)
+        var b = Table(key: TableKey(1), schema: schema)
+        a.appendSlots(2 * width + 5, alive: true)
+        b.appendSlots(width, alive: true)
+        b.appendSlots(width, alive: true)
+        func address(_ leaf: ContiguousArray<Bool>) -> UnsafeRawPointer? { leaf.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) } }
+        let shared = address(a.alive.leaves[0])
+        #expect(address(a.alive.leaves[1]) == shared && address(b.alive.leaves[0]) == shared && address(b.alive.leaves[1]) == shared)
+        // The partial leaf is its own.
+        #expect(address(a.alive.leaves[2]) != shared && a.alive.count == 2 * width + 5 && a.alive.allSatisfy { $0 })
+        a.alive[width + 3] = false
+        #expect(address(a.alive.leaves[1]) != shared && address(a.alive.leaves[0]) == shared && address(b.alive.leaves[1]) == shared)
+        #expect(!a.alive[width + 3] && a.alive.count { !$0 } == 1 && b.alive.allSatisfy { $0 })
+        // Dead slots are not the live leaf.
+        var c = Table(key: TableKey(2), schema: schema)
+        c.appendSlots(width, alive: false)
+        #expect(address(c.alive.leaves[0]) != shared && c.alive.allSatisfy { !$0 })
+    }
+}
