@@ -28,7 +28,7 @@ struct RunColumn: RandomAccessCollection, MutableCollection, Equatable, Sendable
     init() {}
 
     /// A run column holding `column`'s values, in its typed form.
-    init(typed column: Column) {
+    init(typed column: consuming Column) {
         typedColumn = column
         count = column.count
     }
