@@ -102,10 +102,11 @@ enum DecodeAhead<Item: Sendable> {
         let releaser = BackgroundWorker.take()
         var done: [[Item]] = []
         defer {
-            let rest = done
-            done = []
-            if !rest.isEmpty { releaser.async { _ = rest } }
-            // (Queued work runs before the worker goes back to the pool.)
+            var rest: [[Item]] = []
+            swap(&rest, &done)
+            if !rest.isEmpty { releaser.async { [rest] in _ = rest } }
+            // Back in the pool at once; what is queued still runs, before
+            // anything the next taker queues.
             releaser.recycle()
         }
         var stopped = false
@@ -123,9 +124,9 @@ enum DecodeAhead<Item: Sendable> {
                 // thread, nor on the decoder's, which the load waits for.
                 done.append(items)
                 if done.count == releasedTogether {
-                    let batches = done
-                    done = []
-                    releaser.async { _ = batches }
+                    var batches: [[Item]] = []
+                    swap(&batches, &done)
+                    releaser.async { [batches] in _ = batches }
                 }
             case .failure(let failure):
                 if stopped { return }

@@ -191,7 +191,7 @@ struct QueryPlan {
             if let objects = primary.consecutiveObjects(from: lower, to: upper) {
                 guard objects.count <= limit else { return nil }
                 let keys = [ObjectKey](unsafeUninitializedCapacity: objects.count) { buffer, made in
-                    for (i, key) in objects.enumerated() { buffer[i] = ObjectKey(key) }
+                    for (i, key) in objects.enumerated() { (buffer.baseAddress! + i).initialize(to: ObjectKey(key)) }
                     made = objects.count
                 }
                 return (.objects(keys), keys.count, isExact)
