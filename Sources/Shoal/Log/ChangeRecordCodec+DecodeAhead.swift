@@ -102,9 +102,7 @@ enum DecodeAhead<Item: Sendable> {
         let releaser = BackgroundWorker.take()
         var done: [[Item]] = []
         defer {
-            var rest: [[Item]] = []
-            swap(&rest, &done)
-            if !rest.isEmpty { releaser.async { [rest] in _ = rest } }
+            release(&done, on: releaser)
             // Back in the pool at once; what is queued still runs, before
             // anything the next taker queues.
             releaser.recycle()
@@ -123,11 +121,7 @@ enum DecodeAhead<Item: Sendable> {
                 // a worker of its own, a few batches at a time: not on this
                 // thread, nor on the decoder's, which the load waits for.
                 done.append(items)
-                if done.count == releasedTogether {
-                    var batches: [[Item]] = []
-                    swap(&batches, &done)
-                    releaser.async { [batches] in _ = batches }
-                }
+                if done.count == releasedTogether { release(&done, on: releaser) }
             case .failure(let failure):
                 if stopped { return }
                 throw failure
@@ -135,6 +129,17 @@ enum DecodeAhead<Item: Sendable> {
                 return
             }
         }
+    }
+}
+
+extension DecodeAhead {
+    /// Hands `batches` to `worker` to free, leaving `batches` empty (this
+    /// thread keeps no reference to them once its locals are gone).
+    fileprivate static func release(_ batches: inout [[Item]], on worker: BackgroundWorker) {
+        guard !batches.isEmpty else { return }
+        var taken: [[Item]] = []
+        swap(&taken, &batches)
+        worker.async { [taken] in _ = taken }
     }
 }
 

@@ -66,17 +66,17 @@ extension ChangeRecordCodec {
     /// table's earlier runs wrote.
     ///
     /// The table's first run writes every string up to the highest code
-    /// the column holds (later runs none), though the grammar lets each run
-    /// bring only those it uses first: loading then builds the dictionary
-    /// once. (Strings brought run by run were added to a dictionary the
-    /// runs loaded before still shared, copying its last leaf of strings
-    /// each time.) Strings past the highest code, which no object holds any
-    /// more, are dropped, as a writer bringing them run by run drops them.
+    /// any slot of the column holds (later runs none), though the grammar
+    /// lets each run bring only those it uses first: loading then builds
+    /// the dictionary once. (Strings brought run by run were added to a
+    /// dictionary the runs loaded before still shared, copying its last
+    /// leaf of strings each time.) Strings past that code, which no object
+    /// holds any more, are dropped.
     static func encodeCodedStrings(_ column: Column, slots: Range<Int>, written: inout Int, into w: inout ByteWriter) {
         let dictionary = column.dictionary!
         let codes = ContiguousArray(slots.lazy.map { column.ints[$0] })
-        let highest = written == 0 ? column.ints.leaves.lazy.compactMap { $0.bounds?.most }.max() ?? -1 : -1
-        let end = Swift.max(written, Int(codes.max() ?? -1) + 1, Int(highest) + 1)
+        // Every run's codes are at most the column's highest.
+        let end = written > 0 ? written : Int(column.ints.leaves.lazy.compactMap { $0.bounds?.most }.max() ?? -1) + 1
         w.byte(ColumnKind.codedStrings.rawValue)
         w.varint(end - written)
         var start = written
