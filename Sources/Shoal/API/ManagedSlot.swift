@@ -3,9 +3,13 @@
 struct ObjectRef {
     let realm: RealmInstance
     let table: TableKey
-    /// Changed in place only when an accessor is re-pointed (``Object/repoint(to:_:in:)``).
+    /// Changed in place only when an accessor is re-pointed (``Object/repoint(to:_:in:liveAt:)``).
     var key: ObjectKey
     var generation: Int
+    /// A ``RealmInstance/liveStamp`` under which the object was known to
+    /// be live (0 if none): while the instance's stamp still equals it, the
+    /// object is live with no look-up.
+    var liveAt: UInt64 = 0
 
     var link: Link { Link(table: table, key: key) }
 
@@ -16,7 +20,7 @@ struct ObjectRef {
     /// Stops with Realm's message when the object was deleted or invalidated,
     /// or is used from the wrong thread.
     func checkValid() {
-        realm.checkValid(table, key, generation: generation)
+        realm.checkValid(table, key, generation: generation, liveAt: liveAt)
     }
 }
 
@@ -24,12 +28,21 @@ extension RealmInstance {
     /// Stops with Realm's message when object `key` of `table`, read in
     /// `generation`, was deleted or invalidated, or this Realm is used from
     /// the wrong thread.
-    func checkValid(_ table: TableKey, _ key: ObjectKey, generation: Int) {
+    ///
+    /// `liveAt` is the object's ``ObjectRef/liveAt``: when it is the
+    /// current ``liveStamp``, the object is known live without looking.
+    @inline(__always)
+    func checkValid(_ table: TableKey, _ key: ObjectKey, generation: Int, liveAt: UInt64 = 0) {
         verifyThread()
-        guard generation == self.generation && isAlive(table, key) else {
-            shoalPrecondition(ShoalError(.objectInvalidated, "Object has been deleted or invalidated.",
-                context: ["class": schema[table].className]))
+        guard generation == self.generation && (isKnownLive(liveAt) || isAlive(table, key)) else {
+            stopInvalidated(table)
         }
+    }
+
+    @inline(never)
+    private func stopInvalidated(_ table: TableKey) -> Never {
+        shoalPrecondition(ShoalError(.objectInvalidated, "Object has been deleted or invalidated.",
+            context: ["class": schema[table].className]))
     }
 }
 
@@ -71,8 +84,9 @@ public struct ManagedSlot {
         let table = object.ref.unsafelyUnwrapped.table
         let key = object.ref.unsafelyUnwrapped.key
         let generation = object.ref.unsafelyUnwrapped.generation
+        let liveAt = object.ref.unsafelyUnwrapped.liveAt
         return Unmanaged.passUnretained(object.ref.unsafelyUnwrapped.realm)._withUnsafeGuaranteedRef { realm in
-            realm.checkValid(table, key, generation: generation)
+            realm.checkValid(table, key, generation: generation, liveAt: liveAt)
             return realm.string(table, key, property)
         }
     }

@@ -42,11 +42,16 @@ open class Object: CustomStringConvertible, Hashable {
     /// `realm`, in place, when it is an accessor of that table in that
     /// realm (the iterator's reuse of an accessor the loop let go).
     ///
+    /// `liveAt` is a ``RealmInstance/liveStamp`` under which the object is
+    /// live (0 if not known): reads check the object's liveness with no
+    /// look-up while the Realm's state stays at that stamp.
+    ///
     /// - Returns: whether it was re-pointed.
-    final func repoint(to table: TableKey, _ key: ObjectKey, in realm: RealmInstance) -> Bool {
+    final func repoint(to table: TableKey, _ key: ObjectKey, in realm: RealmInstance, liveAt: UInt64) -> Bool {
         guard ref != nil, ref.unsafelyUnwrapped.table == table, ref.unsafelyUnwrapped.realm === realm else { return false }
         ref!.key = key
         ref!.generation = realm.generation
+        ref!.liveAt = liveAt
         return true
     }
 

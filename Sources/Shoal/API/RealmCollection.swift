@@ -206,6 +206,9 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
     private let plans: [TablePlan]?
     /// Whether ``keyTable``'s accessors may be reused.
     private let keysReusable: Bool
+    /// The Realm's ``RealmInstance/liveStamp`` when iteration began: every
+    /// element was live then, and is while the stamp stays current.
+    private let liveAt: UInt64
     /// The accessor last handed out, when its class allows reuse: if
     /// nothing else holds it when the next element is asked for (the loop
     /// body let it go), it is pointed at the next object instead of a new
@@ -225,6 +228,7 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
         self.instance = instance
         plans = Element.self is Object.Type ? instance.coordinator.plans : nil
         keysReusable = usesKeys && plans?[keyTable.index].accessorsReusable == true
+        liveAt = instance.liveStamp
     }
 
     init(unmanaged elements: [Element]) {
@@ -233,6 +237,7 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
         instance = nil
         plans = nil
         keysReusable = false
+        liveAt = 0
     }
 
     /// The next element.
@@ -279,7 +284,7 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
         // The uniqueness check first: it takes the iterator inout, and the
         // instance read after it needs no retain to outlive it.
         guard isKnownUniquelyReferenced(&lastAccessor),
-            lastAccessor.unsafelyUnwrapped.repoint(to: link.table, link.key, in: instance.unsafelyUnwrapped)
+            lastAccessor.unsafelyUnwrapped.repoint(to: link.table, link.key, in: instance.unsafelyUnwrapped, liveAt: liveAt)
         else { return AccessorStep(object: nil, isEnd: false) }
         position += 1
         return AccessorStep(object: lastAccessor.unsafelyUnwrapped, isEnd: false)

@@ -18,6 +18,9 @@ final class RealmInstance {
     let coordinator: RealmCoordinator
     let isFrozen: Bool
     private let thread: pthread_t
+    /// Whether this instance is confined to ``thread`` alone (not frozen,
+    /// and neither queue- nor actor-confined): the check every read makes first.
+    private let isThreadConfined: Bool
     /// The serial queue a queue-confined instance belongs to (`observe(on:)`).
     let queue: DispatchQueue?
     private let queueToken: QueueToken?
@@ -68,10 +71,31 @@ final class RealmInstance {
         /// Whether a write transaction is open.
         var inWrite = false
         var generation = 0
+        /// See ``stateStamp``; starts at 1 so that 0 never matches it.
+        var stamp: UInt64 = 1
     }
-    /// Bumped whenever the visible state may have changed (refresh, commit,
-    /// cancel, and every op of a write), so collections can cache per state.
-    private var stateStamp: UInt64 = 0
+    /// Bumped whenever the snapshot outside a write may have changed, and
+    /// when a write begins or ends (refresh, invalidate, begin, commit,
+    /// cancel); within a write, ``WriteTransaction/changeCount`` counts the
+    /// ops. Collections cache per ``stateVersion``.
+    private var stateStamp: UInt64 {
+        get { readState.pointee.stamp }
+        set { readState.pointee.stamp = newValue }
+    }
+
+    /// A stamp under which every object a collection read now holds is
+    /// live, for ``ObjectRef/liveAt``: the state stamp outside a write,
+    /// 0 (never current) inside one, where each op may delete.
+    var liveStamp: UInt64 {
+        readState.pointee.inWrite ? 0 : readState.pointee.stamp
+    }
+
+    /// Whether an object known live under `liveAt` (a ``liveStamp``) is
+    /// still live: no write is open and the state has not changed since.
+    @inline(__always)
+    func isKnownLive(_ liveAt: UInt64) -> Bool {
+        liveAt == readState.pointee.stamp && !readState.pointee.inWrite
+    }
 
     init(configuration: Realm.Configuration, coordinator: RealmCoordinator, snapshot: Snapshot, frozen: Bool,
         queue: DispatchQueue? = nil, actor: (any Actor)? = nil)
@@ -87,6 +111,7 @@ final class RealmInstance {
         self.queue = queue
         self.queueToken = queue.map(QueueToken.of)
         self.actor = actor
+        self.isThreadConfined = queue == nil && actor == nil && !frozen
         handle.attach(self)
     }
 
@@ -137,21 +162,50 @@ final class RealmInstance {
 
     /// A string property in the visible state, read in place (`""` for a
     /// value that is not a string).
+    ///
+    /// The commonest case, a coded string outside a write, is inline in the
+    /// caller; the rest is ``stringOtherwise(_:_:_:)``.
+    @inline(__always)
     func string(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> String {
+        if !readState.pointee.inWrite,
+            let string = Column.codedString(Snapshot.unsafeColumn(reading, table, property), key.slot)
+        {
+            return string
+        }
+        return stringOtherwise(table, key, property)
+    }
+
+    /// ``string(_:_:_:)`` when the string is not coded, or a write is open.
+    @inline(never)
+    private func stringOtherwise(_ table: TableKey, _ key: ObjectKey, _ property: Int) -> String {
         if readState.pointee.inWrite {
             if case .string(let s) = transaction!.working.value(table, key, property) { return s }
             return ""
         }
         let column = Snapshot.unsafeColumn(reading, table, property)
-        if let string = Column.codedString(column, key.slot) { return string }
         if let bytes = Column.unsafeStringBytes(column, key.slot) { return String(decoding: bytes, as: UTF8.self) }
-        // A null, or a column that holds tagged values.
+        // A null (of a coded column too), or a column that holds tagged values.
         if case .string(let s) = Column.value(column, key.slot) { return s }
         return ""
     }
 
+    /// Stops with Realm's message when this instance is used from the wrong
+    /// thread (or queue, or actor).
+    @inline(__always)
     func verifyThread() {
-        // The common case first, with no existential or token copied.
+        // The common case inline: one comparison with the current thread.
+        #if os(Linux)
+            if isThreadConfined && thread == pthread_self() { return }
+        #else
+            if isThreadConfined && pthread_equal(thread, pthread_self()) != 0 { return }
+        #endif
+        verifyThreadOtherwise()
+    }
+
+    /// ``verifyThread()`` for frozen, queue- and actor-confined instances,
+    /// and for a thread-confined instance used from another thread.
+    @inline(never)
+    private func verifyThreadOtherwise() {
         if actor == nil && queueToken == nil {
             if isFrozen || pthread_equal(thread, pthread_self()) != 0 { return }
             shoalPrecondition(ShoalError(.wrongThread, "Realm accessed from incorrect thread.",

@@ -98,4 +98,117 @@ final class Counted: Object {
             #expect(json.contains("\"id\":\(note.id)") && json.contains("note\(note.id)"), "\(json)")
         }
     }
+
+    // A re-pointed accessor knows its object was live when the loop began
+    // and skips the look-up while the Realm's state is unchanged; each way
+    // the state can change must bring the look-up back.
+
+    @Test("a re-pointed accessor stops when read after a write deleted its object")
+    func reusedAccessorDeletedByWrite() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let realm = try AccessorReuseTests.realm(dogs: 5)
+            var seen = 0
+            for dog in realm.objects(Dog.self) {
+                seen += 1
+                guard seen == 3 else { continue }
+                try realm.write { realm.delete(dog) }
+                _ = dog.name
+            }
+        }
+        #expect(ErrorTests.stderr(result).contains("Object has been deleted or invalidated."))
+    }
+
+    @Test("a re-pointed accessor stops when read after its object is deleted in the open write")
+    func reusedAccessorDeletedInWrite() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let realm = try AccessorReuseTests.realm(dogs: 5)
+            var seen = 0
+            realm.beginWrite()
+            for dog in realm.objects(Dog.self) {
+                seen += 1
+                guard seen == 3 else { continue }
+                realm.delete(dog)
+                _ = dog.name
+            }
+        }
+        #expect(ErrorTests.stderr(result).contains("Object has been deleted or invalidated."))
+    }
+
+    @Test("a re-pointed accessor stops when read after refreshing to a version where another thread deleted its object")
+    func reusedAccessorDeletedElsewhere() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let realm = try AccessorReuseTests.realm(dogs: 5)
+            let configuration = realm.configuration
+            var seen = 0
+            for dog in realm.objects(Dog.self) {
+                seen += 1
+                guard seen == 3 else { continue }
+                let id = dog.id
+                let done = DispatchSemaphore(value: 0)
+                Thread.detachNewThread {
+                    let other = try! Realm(configuration: configuration)
+                    try! other.write { other.delete(other.object(ofType: Dog.self, forPrimaryKey: id)!) }
+                    done.signal()
+                }
+                done.wait()
+                // Still live in the version this Realm reads.
+                guard dog.name == "dog\(id)" else { exit(0) }
+                realm.refresh()
+                _ = dog.name
+            }
+        }
+        #expect(ErrorTests.stderr(result).contains("Object has been deleted or invalidated."))
+    }
+
+    @Test("a re-pointed accessor read from another thread stops")
+    func reusedAccessorOnAnotherThread() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let realm = try AccessorReuseTests.realm(dogs: 5)
+            var seen = 0
+            for dog in realm.objects(Dog.self) {
+                seen += 1
+                guard seen == 3 else { continue }
+                nonisolated(unsafe) let elsewhere = dog
+                let done = DispatchSemaphore(value: 0)
+                Thread.detachNewThread {
+                    _ = elsewhere.name
+                    done.signal()
+                }
+                done.wait()
+            }
+        }
+        #expect(ErrorTests.stderr(result).contains("Realm accessed from incorrect thread."))
+    }
+
+    @Test("a re-pointed accessor reads on after writes that leave its object, and after invalidate stops")
+    func reusedAccessorAcrossWrites() async throws {
+        let realm = try Self.realm(dogs: 5)
+        var names: [String] = []
+        for dog in realm.objects(Dog.self).sorted(byKeyPath: "id") {
+            // The loop goes over what matched when it began: dog 3, deleted
+            // at dog 2's turn, comes up invalidated.
+            if dog.isInvalidated {
+                names.append("deleted")
+                continue
+            }
+            // A write that deletes another object, and one that renames this one.
+            try realm.write {
+                if dog.id == 2 { realm.delete(realm.object(ofType: Dog.self, forPrimaryKey: 3)!) }
+                dog.name = "renamed\(dog.id)"
+            }
+            names.append(dog.name)
+        }
+        #expect(names == ["renamed1", "renamed2", "deleted", "renamed4", "renamed5"])
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let realm = try AccessorReuseTests.realm(dogs: 5)
+            var seen = 0
+            for dog in realm.objects(Dog.self) {
+                seen += 1
+                guard seen == 3 else { continue }
+                realm.invalidate()
+                _ = dog.name
+            }
+        }
+        #expect(ErrorTests.stderr(result).contains("Object has been deleted or invalidated."))
+    }
 }
