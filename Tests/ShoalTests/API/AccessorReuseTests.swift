@@ -103,14 +103,22 @@ final class Counted: Object {
     // and skips the look-up while the Realm's state is unchanged; each way
     // the state can change must bring the look-up back.
 
+    /// Iterates five dogs, running `beforeLoop` first, and calls `body`
+    /// with the third: an accessor the iterator re-pointed.
+    static func withThirdDog(beforeLoop: (Realm) -> Void = { _ in }, _ body: (Realm, Dog) throws -> Void) throws {
+        let realm = try realm(dogs: 5)
+        beforeLoop(realm)
+        var seen = 0
+        for dog in realm.objects(Dog.self) {
+            seen += 1
+            if seen == 3 { try body(realm, dog) }
+        }
+    }
+
     @Test("a re-pointed accessor stops when read after a write deleted its object")
     func reusedAccessorDeletedByWrite() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let realm = try AccessorReuseTests.realm(dogs: 5)
-            var seen = 0
-            for dog in realm.objects(Dog.self) {
-                seen += 1
-                guard seen == 3 else { continue }
+            try AccessorReuseTests.withThirdDog { realm, dog in
                 try realm.write { realm.delete(dog) }
                 _ = dog.name
             }
@@ -121,12 +129,7 @@ final class Counted: Object {
     @Test("a re-pointed accessor stops when read after its object is deleted in the open write")
     func reusedAccessorDeletedInWrite() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let realm = try AccessorReuseTests.realm(dogs: 5)
-            var seen = 0
-            realm.beginWrite()
-            for dog in realm.objects(Dog.self) {
-                seen += 1
-                guard seen == 3 else { continue }
+            try AccessorReuseTests.withThirdDog(beforeLoop: { $0.beginWrite() }) { realm, dog in
                 realm.delete(dog)
                 _ = dog.name
             }
@@ -137,13 +140,8 @@ final class Counted: Object {
     @Test("a re-pointed accessor stops when read after refreshing to a version where another thread deleted its object")
     func reusedAccessorDeletedElsewhere() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let realm = try AccessorReuseTests.realm(dogs: 5)
-            let configuration = realm.configuration
-            var seen = 0
-            for dog in realm.objects(Dog.self) {
-                seen += 1
-                guard seen == 3 else { continue }
-                let id = dog.id
+            try AccessorReuseTests.withThirdDog { realm, dog in
+                let (configuration, id) = (realm.configuration, dog.id)
                 let done = DispatchSemaphore(value: 0)
                 Thread.detachNewThread {
                     let other = try! Realm(configuration: configuration)
@@ -163,11 +161,7 @@ final class Counted: Object {
     @Test("a re-pointed accessor read from another thread stops")
     func reusedAccessorOnAnotherThread() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let realm = try AccessorReuseTests.realm(dogs: 5)
-            var seen = 0
-            for dog in realm.objects(Dog.self) {
-                seen += 1
-                guard seen == 3 else { continue }
+            try AccessorReuseTests.withThirdDog { _, dog in
                 nonisolated(unsafe) let elsewhere = dog
                 let done = DispatchSemaphore(value: 0)
                 Thread.detachNewThread {
@@ -200,11 +194,7 @@ final class Counted: Object {
         }
         #expect(names == ["renamed1", "renamed2", "deleted", "renamed4", "renamed5"])
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let realm = try AccessorReuseTests.realm(dogs: 5)
-            var seen = 0
-            for dog in realm.objects(Dog.self) {
-                seen += 1
-                guard seen == 3 else { continue }
+            try AccessorReuseTests.withThirdDog { realm, dog in
                 realm.invalidate()
                 _ = dog.name
             }
