@@ -201,4 +201,50 @@ final class Counted: Object {
         }
         #expect(ErrorTests.stderr(result).contains("Object has been deleted or invalidated."))
     }
+
+    @Test("after invalidate(), the next re-pointed accessor stops when its object was deleted in the version invalidate moved to")
+    func reusedAccessorAfterInvalidate() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let realm = try AccessorReuseTests.realm(dogs: 5)
+            let configuration = realm.configuration
+            var seen = 0
+            for dog in realm.objects(Dog.self).sorted(byKeyPath: "id") {
+                seen += 1
+                if seen == 3 {
+                    // Dog 4 is deleted on another thread; invalidate moves to that version.
+                    let done = DispatchSemaphore(value: 0)
+                    Thread.detachNewThread {
+                        let other = try! Realm(configuration: configuration)
+                        try! other.write { other.delete(other.object(ofType: Dog.self, forPrimaryKey: 4)!) }
+                        done.signal()
+                    }
+                    done.wait()
+                    realm.invalidate()
+                } else if seen == 4 {
+                    _ = dog.name
+                }
+            }
+        }
+        #expect(ErrorTests.stderr(result).contains("Object has been deleted or invalidated."))
+    }
+
+    @Test("a re-pointed accessor from a List stops when read after a write deleted its object")
+    func reusedListAccessorDeletedByWrite() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let realm = try AccessorReuseTests.realm(dogs: 5)
+            let person = try realm.write {
+                let person = realm.create(Person.self, value: ["id": 1])
+                person.dogs.append(objectsIn: realm.objects(Dog.self).sorted(byKeyPath: "id"))
+                return person
+            }
+            var seen = 0
+            for dog in person.dogs {
+                seen += 1
+                guard seen == 3 else { continue }
+                try realm.write { realm.delete(dog) }
+                _ = dog.name
+            }
+        }
+        #expect(ErrorTests.stderr(result).contains("Object has been deleted or invalidated."))
+    }
 }
