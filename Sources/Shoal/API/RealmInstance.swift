@@ -282,8 +282,13 @@ final class RealmInstance {
         }
         let skipping = self.skipping
         defer {
-            self.transaction = nil
-            self.skipping = []
+            // A `Realm.observe` block told of the commit may have begun the
+            // next write: that one stays open (dropping it would keep the
+            // store's write lock held).
+            if self.transaction === transaction {
+                self.transaction = nil
+                self.skipping = []
+            }
             stateStamp &+= 1
         }
         let before = snapshot.version
@@ -291,6 +296,7 @@ final class RealmInstance {
         if snapshot.version > before {
             stateStamp &+= 1
             self.transaction = nil
+            self.skipping = []
             notifyRealmObservers(.didChange)
         }
     }

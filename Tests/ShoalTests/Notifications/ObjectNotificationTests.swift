@@ -234,6 +234,26 @@ import Testing
         #expect(notifications.count == 3)
     }
 
+    @Test("a write a didChange block begins stays open after the commit that told it, and commits")
+    func writeBegunInDidChange() throws {
+        let realm = try Fixture.dogs(1...2)
+        var began = false
+        let token = realm.observe { notification, observed in
+            guard notification == .didChange, !began else { return }
+            began = true
+            observed.beginWrite()
+            observed.create(Dog.self, value: ["id": 99])
+        }
+        try realm.write { Fixture.dog(realm, 1).name = "changed" }
+        #expect(realm.isInWriteTransaction)
+        try realm.commitWrite()
+        #expect(realm.object(ofType: Dog.self, forPrimaryKey: 99) != nil)
+        // The store's write lock was released: another write goes through.
+        try realm.write { realm.create(Dog.self, value: ["id": 100]) }
+        #expect(realm.objects(Dog.self).count == 4)
+        token.invalidate()
+    }
+
     @Test("another thread's commit notifies this Realm when it refreshes")
     func remoteCommit() throws {
         let name = UUID().uuidString
