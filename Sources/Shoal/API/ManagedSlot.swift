@@ -32,7 +32,7 @@ extension RealmInstance {
     /// `liveAt` is the object's ``ObjectRef/liveAt``: when it is the
     /// current ``liveStamp``, the object is known live without looking.
     @inline(__always)
-    func checkValid(_ table: TableKey, _ key: ObjectKey, generation: Int, liveAt: UInt64 = 0) {
+    func checkValid(_ table: TableKey, _ key: ObjectKey, generation: Int, liveAt: UInt64) {
         verifyThread()
         guard generation == self.generation && (isKnownLive(liveAt) || isAlive(table, key)) else {
             stopInvalidated(table)

@@ -207,7 +207,9 @@ final class RealmInstance {
     @inline(never)
     private func verifyThreadOtherwise() {
         if actor == nil && queueToken == nil {
-            if isFrozen || pthread_equal(thread, pthread_self()) != 0 { return }
+            // Frozen, or thread-confined and on another thread: the inline
+            // check already compared the threads.
+            if isFrozen { return }
             shoalPrecondition(ShoalError(.wrongThread, "Realm accessed from incorrect thread.",
                 context: ["path": coordinator.identifier]))
         }
