@@ -53,8 +53,12 @@ struct BoundPath: Sendable {
     var steps: [PathStep]
     /// Whether the path can reach more than one value (it crosses a collection).
     var isMultiValued: Bool
+    /// The path as written, kept for messages and plans; its text is made
+    /// only when one is given.
+    var written: PredicateTree.KeyPath
+
     /// The written form, for messages and plans.
-    var text: String
+    var text: String { written.description }
 
     /// The root property, when the path is a single step through a plain
     /// column of the queried object: what indexes and column scans serve.

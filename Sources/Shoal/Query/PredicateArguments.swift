@@ -107,7 +107,7 @@ struct PredicateArguments {
     }
 
     /// The argument at `index` converted for `specifier`.
-    private func convert(_ index: Int, for specifier: FormatSpecifier, at token: PredicateToken)
+    func convert(_ index: Int, for specifier: FormatSpecifier, at token: PredicateToken)
         throws(PredicateFormatError) -> PredicateArgument
     {
         // The commonest arguments first, by their exact type: the checks

@@ -39,10 +39,18 @@ struct PredicateParser {
     }
 
     /// Lexes `format`, binds its placeholders to `arguments` and parses it.
+    ///
+    /// A format parsed lately with arguments of the same shape is not bound
+    /// or parsed again: ``PredicateTemplates`` puts the new values into the
+    /// tree it gave.
     static func parse(_ format: String, arguments: [Any] = []) throws(PredicateFormatError) -> PredicateTree {
-        let tokens = try PredicateArguments.bind(PredicateLexer.cachedTokens(format), to: arguments)
-        var parser = PredicateParser(tokens: tokens)
-        return try parser.parsePredicate()
+        let tokens = try PredicateLexer.cachedTokens(format)
+        let shape = PredicateArguments(arguments: arguments).shape(of: tokens)
+        if let shape, let tree = PredicateTemplates.tree(format, shape) { return tree }
+        var parser = PredicateParser(tokens: try PredicateArguments.bind(tokens, to: arguments))
+        let tree = try parser.parsePredicate()
+        if let shape { PredicateTemplates.store(tree, format, shape) }
+        return tree
     }
 
     /// A whole predicate, up to the end of input.

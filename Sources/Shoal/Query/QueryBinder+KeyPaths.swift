@@ -33,7 +33,7 @@ extension QueryBinder {
             rootIndex = index + 1
         }
         var resolved = ResolvedPath(
-            path: BoundPath(root: rootIndex, steps: [], isMultiValued: false, text: keyPath.description),
+            path: BoundPath(root: rootIndex, steps: [], isMultiValued: false, written: keyPath),
             type: nil, isOptional: false, className: nil, elementRoot: current)
         resolved.setElement(current, schema: schema)
         var pendingMap: BoundProperty?

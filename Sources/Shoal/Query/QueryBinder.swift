@@ -69,8 +69,13 @@ struct QueryBinder {
         var className: String?
         var isMultiValued = false
         var modifier: PredicateTree.CollectionModifier?
-        var text: String
+        /// The operand as written. Its text is made only for an error
+        /// message, which almost no query gives.
+        var written: PredicateTree.Expression
         var source: Range<Int>?
+
+        /// The operand's text, for messages.
+        var text: String { written.description }
     }
 
     mutating func operand(_ expression: PredicateTree.Expression) throws(ShoalError) -> Typed {
@@ -78,11 +83,11 @@ struct QueryBinder {
         case .constant(let constant):
             let (type, className) = typeOf(constant.value)
             return Typed(operand: .constant(constant.value), type: type, className: className,
-                text: constant.value.predicateLiteral, source: constant.source)
+                written: expression, source: constant.source)
         case .list(let list):
             let values = list.elements.map(\.value)
             let first = values.first { !$0.isNull }.map(typeOf)
-            return Typed(operand: .list(values), type: first?.0, className: first?.1, text: list.description, source: list.source)
+            return Typed(operand: .list(values), type: first?.0, className: first?.1, written: expression, source: list.source)
         case .keyPath(let keyPath):
             let resolved = try resolve(keyPath)
             if let modifier = keyPath.modifier, !resolved.path.isMultiValued {
@@ -93,7 +98,7 @@ struct QueryBinder {
                 throw error("'@links' may only be followed by '@count'", at: keyPath.source, code: .invalidKeyPath)
             }
             return Typed(operand: .path(resolved.path), type: resolved.type, className: resolved.className,
-                isMultiValued: resolved.path.isMultiValued, modifier: keyPath.modifier, text: resolved.path.text,
+                isMultiValued: resolved.path.isMultiValued, modifier: keyPath.modifier, written: expression,
                 source: keyPath.source)
         case .collectionOperation(let operation):
             return try aggregate(operation)
@@ -106,7 +111,7 @@ struct QueryBinder {
             scopes.append((subquery.variable, resolved.elementRoot))
             defer { scopes.removeLast() }
             let predicate = try bind(subquery.predicate)
-            return Typed(operand: .subqueryCount(resolved.path, predicate), type: .int, text: subquery.description,
+            return Typed(operand: .subqueryCount(resolved.path, predicate), type: .int, written: expression,
                 source: subquery.source)
         }
     }
@@ -120,7 +125,7 @@ struct QueryBinder {
         }
         if operation.function == .count {
             return Typed(operand: .aggregate(.count, resolved.path, property: nil), type: .int,
-                text: operation.description, source: operation.source)
+                written: .collectionOperation(operation), source: operation.source)
         }
         var elementType = resolved.type
         var property: BoundProperty?
@@ -153,7 +158,7 @@ struct QueryBinder {
         }
         let type: PropertyType? = operation.function == .average && elementType != .decimal128 ? .double : elementType
         return Typed(operand: .aggregate(operation.function, resolved.path, property: property), type: type,
-            text: operation.description, source: operation.source)
+            written: .collectionOperation(operation), source: operation.source)
     }
 
     func typeOf(_ value: Value) -> (PropertyType?, String?) {

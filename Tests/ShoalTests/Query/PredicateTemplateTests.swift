@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+
+@testable import Shoal
+
+/// What binding and parsing `format` gives with no cache in the way.
+private func uncached(_ format: String, _ arguments: [Any]) throws(PredicateFormatError) -> PredicateTree {
+    var parser = PredicateParser(tokens: try PredicateArguments.bind(PredicateLexer.tokenize(format), to: arguments))
+    return try parser.parsePredicate()
+}
+
+/// Everything a tree holds, argument indexes and source ranges included
+/// (which the tree's `==` ignores).
+private func everything(_ tree: PredicateTree) -> String {
+    var text = ""
+    dump(tree, to: &text)
+    return text
+}
+
+/// The error parsing gives, or `nil`.
+private func failure(_ body: () throws(PredicateFormatError) -> PredicateTree) -> PredicateFormatError? {
+    do throws(PredicateFormatError) {
+        _ = try body()
+        return nil
+    } catch { return error }
+}
+
+@Suite("A format parsed again with new arguments")
+struct PredicateTemplateTests {
+    /// Parses `format` with each argument list in turn, each time checking
+    /// the tree against an uncached parse.
+    private func expectSameAsUncached(_ format: String, _ argumentLists: [[Any]],
+        sourceLocation: SourceLocation = #_sourceLocation) throws
+    {
+        for arguments in argumentLists {
+            let tree = try PredicateParser.parse(format, arguments: arguments)
+            let expected = try uncached(format, arguments)
+            #expect(tree == expected, "\(format) with \(arguments)", sourceLocation: sourceLocation)
+            #expect(everything(tree) == everything(expected), "\(format) with \(arguments)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("puts the new values into the tree: scalars, lists, list literals, positional arguments, subqueries")
+    func newValues() throws {
+        try expectSameAsUncached("id BETWEEN {%d, %d}", [[1, 1_000], [500, 1_499], [7, 9]])
+        try expectSameAsUncached("age > %@ AND name BEGINSWITH[c] %@", [[3, "a"], [4, "b"], [3.5, "b"]])
+        try expectSameAsUncached("name IN %@", [[["Rex", "Fido"]], [["Spot", "Max"]]])
+        try expectSameAsUncached("age BETWEEN %@", [[[1, 5]], [[2, 9]]])
+        try expectSameAsUncached("$0 < age OR age == $0 OR NOT (weight > $1)", [[1, 2.5], [7, 8.5]])
+        try expectSameAsUncached("{%@, 'x', $1} CONTAINS name", [["a", "b"], ["c", "d"]])
+        try expectSameAsUncached(
+            "SUBQUERY(dogs, $dog, $dog.age > %d AND $dog.name == %@).@count >= %d", [[1, "Rex", 2], [5, "Fido", 0]])
+        try expectSameAsUncached("age == %@", [[NSNull()], [Optional<Int>.none as Any], [4]])
+    }
+
+    @Test("tells apart the arguments that shape the parse: %K paths, map keys, scalars from lists, list lengths")
+    func shapes() throws {
+        try expectSameAsUncached("%K == %@", [["age", 3], ["owner.name", "Ann"], ["dogs.@count", 2], ["age", 4]])
+        try expectSameAsUncached("scores[%@] > %d", [["math", 1], ["art", 2], ["math", 3]])
+        try expectSameAsUncached("age IN %@", [[[1, 2]], [[1, 2, 3]], [[]], [[4, 5]]])
+        try expectSameAsUncached("name == %@", [["Rex"], [["Rex", "Fido"]], ["Spot"]])
+    }
+
+    @Test("gives the same errors as a first parse when the arguments no longer fit")
+    func errors() throws {
+        let cases: [(format: String, good: [Any], bad: [Any])] = [
+            ("age == %d", [3], ["three"]),  // not an integer
+            ("age == %f", [3.5], [3]),  // not a floating-point number
+            ("age == %@ AND name == %@", [3, "a"], [3]),  // missing argument
+            ("age == %@", [3], [3, 4]),  // unused argument
+            ("age BETWEEN %@", [[1, 2]], [[1, 2, 3]]),  // BETWEEN needs two
+            ("age BETWEEN {%@, 2}", [1], [[1, 2]]),  // nested list
+            ("scores[%@] == 1", ["math"], [3]),  // a map key must be a string
+            ("%K == 1", ["age"], [3]),  // %K needs a string
+            ("%K == 1", ["age"], ["age..name"]),  // not a key path
+            ("age == %@", [3], [NSObject()]),  // unsupported type
+        ]
+        for (format, good, bad) in cases {
+            _ = try PredicateParser.parse(format, arguments: good)
+            let cached = failure { () throws(PredicateFormatError) in try PredicateParser.parse(format, arguments: bad) }
+            let fresh = failure { () throws(PredicateFormatError) in try uncached(format, bad) }
+            #expect(cached != nil, "\(format) with \(bad)")
+            #expect(cached == fresh, "\(format) with \(bad)")
+            // The good arguments still parse after the failure.
+            try expectSameAsUncached(format, [good])
+        }
+    }
+
+    @Test("keeps at most its capacity of templates")
+    func bounded() throws {
+        for i in 0..<(PredicateTemplates.capacity + 10) {
+            _ = try PredicateParser.parse("age == %d AND name != 'many \(i)'", arguments: [i])
+        }
+        #expect(PredicateTemplates.count <= PredicateTemplates.capacity)
+        #expect(PredicateTemplates.count > 0)
+    }
+
+    @Test("for 2,000 random formats and arguments, a cached parse equals an uncached one")
+    func randomized() throws {
+        var rng = SystemRandomNumberGenerator()
+        let properties = ["age", "name", "weight", "owner.name", "dogs.age"]
+        func argument(_ specifier: String) -> Any {
+            switch specifier {
+            case "%d": return Int.random(in: -5...5, using: &rng)
+            case "%f": return Double.random(in: -5...5, using: &rng)
+            default:
+                switch Int.random(in: 0..<5, using: &rng) {
+                case 0: return Int.random(in: -5...5, using: &rng)
+                case 1: return ["Rex", "Fido", "Spot"].randomElement(using: &rng)!
+                case 2: return (0..<Int.random(in: 0...3, using: &rng)).map { _ in Int.random(in: 0...9, using: &rng) }
+                case 3: return NSNull()
+                default: return Double.random(in: 0...1, using: &rng)
+                }
+            }
+        }
+        func comparison() -> (String, [String]) {
+            let property = properties.randomElement(using: &rng)!
+            switch Int.random(in: 0..<5, using: &rng) {
+            case 0: return ("\(property) == %@", ["%@"])
+            case 1: return ("\(property) > %d", ["%d"])
+            case 2: return ("\(property) BETWEEN {%f, %d}", ["%f", "%d"])
+            case 3: return ("%K IN %@", ["%K", "%@"])
+            default: return ("scores[%@] != %@", ["%M", "%@"])
+            }
+        }
+        let formats: [(String, [String])] = (0..<40).map { _ in
+            var parts: [String] = []
+            var specifiers: [String] = []
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                let (text, used) = comparison()
+                parts.append(Bool.random(using: &rng) ? text : "NOT (\(text))")
+                specifiers += used
+            }
+            return (parts.joined(separator: Bool.random(using: &rng) ? " AND " : " OR "), specifiers)
+        }
+        for _ in 0..<2_000 {
+            let (format, specifiers) = formats.randomElement(using: &rng)!
+            let arguments: [Any] = specifiers.map { specifier in
+                switch specifier {
+                case "%K": return properties.randomElement(using: &rng)!
+                case "%M": return ["math", "art"].randomElement(using: &rng)!
+                default: return argument(specifier)
+                }
+            }
+            let cached = Result { () throws(PredicateFormatError) in try PredicateParser.parse(format, arguments: arguments) }
+            let fresh = Result { () throws(PredicateFormatError) in try uncached(format, arguments) }
+            switch (cached, fresh) {
+            case (.success(let a), .success(let b)):
+                #expect(everything(a) == everything(b), "\(format) with \(arguments)")
+            case (.failure(let a), .failure(let b)):
+                #expect(a == b, "\(format) with \(arguments)")
+            default:
+                Issue.record("\(format) with \(arguments): cached \(cached), uncached \(fresh)")
+            }
+        }
+    }
+}
