@@ -44,12 +44,11 @@ struct PredicateParser {
     /// or parsed again: ``PredicateTemplates`` puts the new values into the
     /// tree it gave.
     static func parse(_ format: String, arguments: [Any] = []) throws(PredicateFormatError) -> PredicateTree {
+        if let tree = PredicateTemplates.tree(format, arguments) { return tree }
         let tokens = try PredicateLexer.cachedTokens(format)
-        let shape = PredicateArguments(arguments: arguments).shape(of: tokens)
-        if let shape, let tree = PredicateTemplates.tree(format, shape) { return tree }
         var parser = PredicateParser(tokens: try PredicateArguments.bind(tokens, to: arguments))
         let tree = try parser.parsePredicate()
-        if let shape { PredicateTemplates.store(tree, format, shape) }
+        PredicateTemplates.store(tree, format, tokens: tokens, arguments: arguments)
         return tree
     }
 

@@ -1,7 +1,7 @@
 /// Parsed predicates of formats read lately, by format and by the shape of
 /// their arguments: a query run again with new arguments (the same format,
-/// as in a loop) is neither bound nor parsed again. Its tree is the cached
-/// one with the new values put where the old ones were.
+/// as in a loop) is neither lexed, bound nor parsed again. Its tree is the
+/// cached one with the new values put where the old ones were.
 ///
 /// Parsing depends on an argument's value only through:
 /// - whether it is one value or a list, and a list's length (`BETWEEN` takes
@@ -10,14 +10,14 @@
 /// - the string a map subscript such as `scores[%@]` takes, which becomes a
 ///   key path component.
 ///
-/// A ``Shape`` records exactly those, and a template is kept only for a
-/// format that parsed, so a tree from the cache equals the one binding and
-/// parsing would give. Anything irregular (a missing argument, one that does
-/// not convert, two placeholders that convert one argument differently)
+/// A template's ``Part``s record exactly those, and a template is kept only
+/// for arguments that parsed, so a tree from the cache equals the one binding
+/// and parsing would give. Anything irregular (a missing argument, one that
+/// does not convert, two placeholders that convert one argument differently)
 /// takes the full path, which gives the error.
 enum PredicateTemplates {
     /// What parsing depends on of one placeholder's argument.
-    enum Part: Hashable {
+    enum Part: Equatable {
         /// One value, held by the tree as a constant.
         case value
         /// A list of `count` values, held by the tree as a constant list.
@@ -28,110 +28,144 @@ enum PredicateTemplates {
         case mapKey(Value)
     }
 
-    /// A format's arguments as parsing sees them, with their converted values.
-    struct Shape: Hashable {
-        /// What parsing depends on, one part per placeholder, in order.
-        var parts: [Part]
-        /// How many arguments were given (an unused one is an error).
-        var argumentCount: Int
-
-        /// The converted value of each argument by index, `nil` for one that
-        /// only `%K` or a map subscript uses. Not part of the key.
-        var values: [PredicateArgument?] = []
-
-        static func == (lhs: Shape, rhs: Shape) -> Bool {
-            lhs.argumentCount == rhs.argumentCount && lhs.parts == rhs.parts
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(argumentCount)
-            hasher.combine(parts)
-        }
-
-        /// Whether the tree holds any argument's value.
-        var holdsValues: Bool {
-            parts.contains { part in
-                switch part {
-                case .value, .list: true
-                case .keyPath, .mapKey: false
-                }
-            }
-        }
+    /// A placeholder of a format, in the order written.
+    struct Placeholder {
+        /// The argument it takes.
+        var index: Int
+        var specifier: FormatSpecifier
+        /// Whether it is a map subscript's key (`scores[%@]`).
+        var isMapKey: Bool
+        /// The placeholder's token, for conversion (whose errors the full path gives).
+        var token: PredicateToken
     }
 
-    private struct Key: Hashable {
-        var format: String
-        var shape: Shape
+    /// One format's placeholders and the trees it parsed to.
+    struct Entry {
+        var placeholders: [Placeholder]
+        /// A tree for each shape of arguments seen, the latest last.
+        var templates: [(argumentCount: Int, parts: [Part], tree: PredicateTree)] = []
     }
 
-    /// Emptied when it reaches ``capacity`` templates, so that formats made
+    /// Most shapes kept per format; the oldest goes first.
+    static let shapesPerFormat = 8
+
+    /// Emptied when it reaches ``capacity`` formats, so that formats made
     /// anew each time cannot grow it without bound.
-    private static let cache = Locked<[Key: PredicateTree]>([:])
+    private static let cache = Locked<[String: Entry]>([:])
     static let capacity = 256
 
-    /// The tree of `format` for arguments of `shape`, if one is cached, with
-    /// `shape`'s values in it.
-    static func tree(_ format: String, _ shape: Shape) -> PredicateTree? {
-        guard let template = cache.withLock({ $0[Key(format: format, shape: shape)] }) else { return nil }
-        return shape.holdsValues ? template.substituting(shape.values) : template
+    /// The tree of `format` with `arguments`, if a template of their shape
+    /// is cached.
+    static func tree(_ format: String, _ arguments: [Any]) -> PredicateTree? {
+        guard let entry = cache.withLock({ $0[format] }), !entry.templates.isEmpty,
+            let values = PredicateArguments(arguments: arguments).values(for: entry.placeholders)
+        else { return nil }
+        for template in entry.templates.reversed()
+        where template.argumentCount == arguments.count && matches(template.parts, entry.placeholders, values, arguments) {
+            return template.tree.substituting(values)
+        }
+        return nil
     }
 
-    /// Keeps the tree `format` parsed to with arguments of `shape`.
-    static func store(_ tree: PredicateTree, _ format: String, _ shape: Shape) {
-        var key = Key(format: format, shape: shape)
-        key.shape.values = []
+    /// Keeps the tree `format` (lexed to `tokens`) parsed to with `arguments`.
+    static func store(_ tree: PredicateTree, _ format: String, tokens: [PredicateToken], arguments: [Any]) {
+        let placeholders = Self.placeholders(tokens)
+        guard let values = PredicateArguments(arguments: arguments).values(for: placeholders),
+            let parts = Self.parts(placeholders, values, arguments)
+        else { return }
         cache.withLock { cache in
-            if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
-            cache[key] = tree
+            if cache[format] == nil, cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
+            var entry = cache[format] ?? Entry(placeholders: placeholders)
+            if entry.templates.count >= shapesPerFormat { entry.templates.removeFirst() }
+            entry.templates.append((arguments.count, parts, tree))
+            cache[format] = entry
         }
     }
 
-    /// The number of templates cached (for tests).
+    /// The number of formats with templates cached (for tests).
     static var count: Int { cache.withLock { $0.count } }
-}
 
-extension PredicateArguments {
-    /// The shape of the arguments of a format with `tokens` (before binding),
-    /// or `nil` when binding them would fail or be irregular; then the full
-    /// path binds and gives the error.
-    func shape(of tokens: [PredicateToken]) -> PredicateTemplates.Shape? {
-        var shape = PredicateTemplates.Shape(
-            parts: [], argumentCount: arguments.count, values: Array(repeating: nil, count: arguments.count))
+    /// The number of templates cached for `format` (for tests).
+    static func templateCount(_ format: String) -> Int { cache.withLock { $0[format]?.templates.count ?? 0 } }
+
+    /// The placeholders among `tokens`, in order.
+    private static func placeholders(_ tokens: [PredicateToken]) -> [Placeholder] {
+        var placeholders: [Placeholder] = []
         var nextSequential = 0
-        var previous: PredicateToken.Kind?
-        for token in tokens {
-            defer { previous = token.kind }
-            let index: Int
-            let specifier: FormatSpecifier
+        for (offset, token) in tokens.enumerated() {
+            let isMapKey = offset > 0 && tokens[offset - 1].kind == .leftBracket
             switch token.kind {
-            case .formatSpecifier(let s):
-                index = nextSequential
+            case .formatSpecifier(let specifier):
+                placeholders.append(Placeholder(index: nextSequential, specifier: specifier, isMapKey: isMapKey, token: token))
                 nextSequential += 1
-                specifier = s
-            case .positionalArgument(let i):
-                index = i
-                specifier = .object
+            case .positionalArgument(let index):
+                placeholders.append(Placeholder(index: index, specifier: .object, isMapKey: isMapKey, token: token))
             default:
                 continue
             }
-            guard index < arguments.count else { return nil }
-            if specifier == .keyPath {
-                switch Self.unwrap(arguments[index]) {
-                case let s as String: shape.parts.append(.keyPath(s))
-                case let s as Substring: shape.parts.append(.keyPath(String(s)))
-                default: return nil
-                }
+        }
+        return placeholders
+    }
+
+    /// The parts of arguments whose `values` convert for `placeholders`, or
+    /// `nil` if a `%K` argument is not a string.
+    private static func parts(_ placeholders: [Placeholder], _ values: [PredicateArgument?], _ arguments: [Any]) -> [Part]? {
+        var parts: [Part] = []
+        parts.reserveCapacity(placeholders.count)
+        for placeholder in placeholders {
+            if placeholder.specifier == .keyPath {
+                guard let path = keyPath(arguments[placeholder.index]) else { return nil }
+                parts.append(.keyPath(path))
                 continue
             }
-            guard let value = try? convert(index, for: specifier, at: token) else { return nil }
-            if let earlier = shape.values[index], earlier != value { return nil }
-            shape.values[index] = value
-            switch value {
-            case .scalar(let scalar): shape.parts.append(previous == .leftBracket ? .mapKey(scalar) : .value)
-            case .list(let list): shape.parts.append(.list(count: list.count))
+            switch values[placeholder.index] {
+            case .scalar(let value)?: parts.append(placeholder.isMapKey ? .mapKey(value) : .value)
+            case .list(let list)?: parts.append(.list(count: list.count))
+            case nil: return nil
             }
         }
-        return shape
+        return parts
+    }
+
+    /// Whether arguments with `values` have `parts`.
+    private static func matches(_ parts: [Part], _ placeholders: [Placeholder], _ values: [PredicateArgument?], _ arguments: [Any]) -> Bool {
+        guard parts.count == placeholders.count else { return false }
+        for (part, placeholder) in zip(parts, placeholders) {
+            switch (part, values[placeholder.index]) {
+            case (.value, .scalar?): continue
+            case (.mapKey(let key), .scalar(let value)?) where key == value: continue
+            case (.list(let count), .list(let list)?) where count == list.count: continue
+            case (.keyPath(let path), nil) where keyPath(arguments[placeholder.index]) == path: continue
+            default: return false
+            }
+        }
+        return true
+    }
+
+    /// The key path a `%K` argument names, if it is a string.
+    private static func keyPath(_ argument: Any) -> String? {
+        switch PredicateArguments.unwrap(argument) {
+        case let s as String: s
+        case let s as Substring: String(s)
+        default: nil
+        }
+    }
+}
+
+extension PredicateArguments {
+    /// The arguments converted for `placeholders`, by argument index (`nil`
+    /// for one only `%K` takes), or `nil` when binding them would fail or be
+    /// irregular; then the full path binds and gives the error.
+    func values(for placeholders: [PredicateTemplates.Placeholder]) -> [PredicateArgument?]? {
+        var values = [PredicateArgument?](repeating: nil, count: arguments.count)
+        for placeholder in placeholders where placeholder.specifier != .keyPath {
+            guard placeholder.index < arguments.count,
+                let value = try? convert(placeholder.index, for: placeholder.specifier, at: placeholder.token)
+            else { return nil }
+            if let earlier = values[placeholder.index], earlier != value { return nil }
+            values[placeholder.index] = value
+        }
+        return values
     }
 }
 
@@ -162,7 +196,7 @@ extension PredicateTree.Expression {
             return .constant(constant)
         case .list(var list):
             if let index = list.argumentIndex, case .list(let given)? = values[index] {
-                // The shape fixed the length.
+                // The template's shape fixed the length.
                 for i in list.elements.indices { list.elements[i].value = given[i] }
             } else {
                 for i in list.elements.indices {
@@ -174,7 +208,7 @@ extension PredicateTree.Expression {
             return .list(list)
         case .keyPath, .collectionOperation:
             // Key paths hold no argument values: `%K` paths and map keys are
-            // part of the shape.
+            // part of the template's shape.
             return self
         case .subqueryCount(var subquery):
             subquery.predicate = subquery.predicate.substituting(values)

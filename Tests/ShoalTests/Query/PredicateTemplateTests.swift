@@ -86,13 +86,20 @@ struct PredicateTemplateTests {
         }
     }
 
-    @Test("keeps at most its capacity of templates")
+    @Test("keeps at most its capacity of formats, and of shapes per format")
     func bounded() throws {
         for i in 0..<(PredicateTemplates.capacity + 10) {
             _ = try PredicateParser.parse("age == %d AND name != 'many \(i)'", arguments: [i])
         }
         #expect(PredicateTemplates.count <= PredicateTemplates.capacity)
         #expect(PredicateTemplates.count > 0)
+        let format = "age IN %@ AND name == 'shapes'"
+        for length in 0..<(PredicateTemplates.shapesPerFormat + 5) {
+            try expectSameAsUncached(format, [[Array(0..<length)]])
+        }
+        #expect(PredicateTemplates.templateCount(format) == PredicateTemplates.shapesPerFormat)
+        // The latest shapes are kept, and each still gives its own tree.
+        try expectSameAsUncached(format, [[[1, 2]], [Array(0..<(PredicateTemplates.shapesPerFormat + 4))]])
     }
 
     @Test("for 2,000 random formats and arguments, a cached parse equals an uncached one")
