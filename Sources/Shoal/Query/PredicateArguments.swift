@@ -39,17 +39,7 @@ struct PredicateArguments {
         var bound: [PredicateToken] = []
         bound.reserveCapacity(tokens.count)
         for token in tokens {
-            let index: Int
-            let specifier: FormatSpecifier
-            switch token.kind {
-            case .formatSpecifier(let s):
-                index = nextSequential
-                nextSequential += 1
-                specifier = s
-            case .positionalArgument(let i):
-                index = i
-                specifier = .object
-            default:
+            guard let (index, specifier) = placeholder(token.kind, sequential: &nextSequential) else {
                 bound.append(token)
                 continue
             }
@@ -74,6 +64,23 @@ struct PredicateArguments {
             )
         }
         return bound
+    }
+
+    /// The argument a placeholder token takes and how it converts it, or
+    /// `nil` for a token that is not a placeholder. `%@`, `%K`, `%d` and
+    /// `%f` take the next of `sequential`; `$n` names argument `n`.
+    static func placeholder(_ kind: PredicateToken.Kind, sequential: inout Int)
+        -> (index: Int, specifier: FormatSpecifier)?
+    {
+        switch kind {
+        case .formatSpecifier(let specifier):
+            defer { sequential += 1 }
+            return (sequential, specifier)
+        case .positionalArgument(let index):
+            return (index, .object)
+        default:
+            return nil
+        }
     }
 
     /// The tokens of the key path a `%K` argument names: `"owner.name"`

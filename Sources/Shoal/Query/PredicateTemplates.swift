@@ -93,16 +93,9 @@ enum PredicateTemplates {
         var placeholders: [Placeholder] = []
         var nextSequential = 0
         for (offset, token) in tokens.enumerated() {
+            guard let (index, specifier) = PredicateArguments.placeholder(token.kind, sequential: &nextSequential) else { continue }
             let isMapKey = offset > 0 && tokens[offset - 1].kind == .leftBracket
-            switch token.kind {
-            case .formatSpecifier(let specifier):
-                placeholders.append(Placeholder(index: nextSequential, specifier: specifier, isMapKey: isMapKey, token: token))
-                nextSequential += 1
-            case .positionalArgument(let index):
-                placeholders.append(Placeholder(index: index, specifier: .object, isMapKey: isMapKey, token: token))
-            default:
-                continue
-            }
+            placeholders.append(Placeholder(index: index, specifier: specifier, isMapKey: isMapKey, token: token))
         }
         return placeholders
     }
