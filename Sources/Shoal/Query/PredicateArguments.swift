@@ -83,19 +83,23 @@ struct PredicateArguments {
         }
     }
 
+    /// The key path a `%K` argument names, if it is a string.
+    static func keyPathString(_ argument: Any) -> String? {
+        switch unwrap(argument) {
+        case let s as String: s
+        case let s as Substring: String(s)
+        default: nil
+        }
+    }
+
     /// The tokens of the key path a `%K` argument names: `"owner.name"`
     /// becomes `owner`, `.`, `name`; `"dogs.@count"` ends with `@count`.
     private func keyPathTokens(_ index: Int, for token: PredicateToken) throws(PredicateFormatError)
         -> [PredicateToken]
     {
-        let argument = Self.unwrap(arguments[index])
-        let path: String
-        switch argument {
-        case let s as String: path = s
-        case let s as Substring: path = String(s)
-        default:
+        guard let path = Self.keyPathString(arguments[index]) else {
             throw .at(
-                token, "argument \(index) for '%K' must be a key path string, not \(Self.typeName(argument))",
+                token, "argument \(index) for '%K' must be a key path string, not \(Self.typeName(Self.unwrap(arguments[index])))",
                 argumentIndex: index
             )
         }

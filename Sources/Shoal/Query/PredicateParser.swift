@@ -41,14 +41,15 @@ struct PredicateParser {
     /// Lexes `format`, binds its placeholders to `arguments` and parses it.
     ///
     /// A format parsed lately with arguments of the same shape is not bound
-    /// or parsed again: ``PredicateTemplates`` puts the new values into the
-    /// tree it gave.
-    static func parse(_ format: String, arguments: [Any] = []) throws(PredicateFormatError) -> PredicateTree {
-        if let tree = PredicateTemplates.tree(format, arguments) { return tree }
+    /// or parsed again: `templates` puts the new values into the tree it gave.
+    static func parse(_ format: String, arguments: [Any] = [], templates: PredicateTemplates = .shared)
+        throws(PredicateFormatError) -> PredicateTree
+    {
+        if let tree = templates.tree(format, arguments) { return tree }
         let tokens = try PredicateLexer.cachedTokens(format)
         var parser = PredicateParser(tokens: try PredicateArguments.bind(tokens, to: arguments))
         let tree = try parser.parsePredicate()
-        PredicateTemplates.store(tree, format, tokens: tokens, arguments: arguments)
+        templates.store(tree, format, tokens: tokens, arguments: arguments)
         return tree
     }
 

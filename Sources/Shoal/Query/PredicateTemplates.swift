@@ -1,11 +1,11 @@
 /// Parsed predicates of formats read lately, by format and by the shape of
 /// their arguments: a query run again with new arguments (the same format,
 /// as in a loop) is neither lexed, bound nor parsed again. Its tree is the
-/// cached one with the new values put where the old ones were.
+/// kept one with the new values put where the arguments' values go.
 ///
 /// Parsing depends on an argument's value only through:
-/// - whether it is one value or a list, and a list's length (`BETWEEN` takes
-///   two; a list cannot sit in a list);
+/// - whether it is one value or a list (a list cannot sit in a list);
+/// - the length of a list `BETWEEN` takes (two);
 /// - the key path a `%K` argument names, which becomes tokens;
 /// - the string a map subscript such as `scores[%@]` takes, which becomes a
 ///   key path component.
@@ -13,17 +13,21 @@
 /// A template's ``Part``s record exactly those, and a template is kept only
 /// for arguments that parsed, so a tree from the cache equals the one binding
 /// and parsing would give. Anything irregular (a missing argument, one that
-/// does not convert, two placeholders that convert one argument differently)
-/// takes the full path, which gives the error.
-enum PredicateTemplates {
+/// does not convert, an argument that two placeholders take differently)
+/// takes the full path, which gives the error. A kept tree holds no
+/// argument's value (they are nulled), so the cache keeps no large list or
+/// string alive.
+final class PredicateTemplates: Sendable {
     /// What parsing depends on of one placeholder's argument.
     enum Part: Equatable {
         /// One value, held by the tree as a constant.
         case value
-        /// A list of `count` values, held by the tree as a constant list.
-        case list(count: Int)
-        /// The key path a `%K` names.
-        case keyPath(String)
+        /// A list, held by the tree as a constant list; its length only
+        /// where `BETWEEN` takes it.
+        case list(count: Int?)
+        /// The key path a `%K` names, by its UTF-8 bytes (`String`'s `==`
+        /// takes two spellings of "é" as equal; the parse keeps the one given).
+        case keyPath([UInt8])
         /// The key a map subscript takes.
         case mapKey(Value)
     }
@@ -35,6 +39,8 @@ enum PredicateTemplates {
         var specifier: FormatSpecifier
         /// Whether it is a map subscript's key (`scores[%@]`).
         var isMapKey: Bool
+        /// Whether `BETWEEN` takes it, which needs a list of two.
+        var isBetweenOperand: Bool
         /// The placeholder's token, for conversion (whose errors the full path gives).
         var token: PredicateToken
     }
@@ -46,47 +52,56 @@ enum PredicateTemplates {
         var templates: [(argumentCount: Int, parts: [Part], tree: PredicateTree)] = []
     }
 
-    /// Most shapes kept per format; the oldest goes first.
-    static let shapesPerFormat = 8
+    /// The cache every parse uses.
+    static let shared = PredicateTemplates()
 
-    /// Emptied when it reaches ``capacity`` formats, so that formats made
-    /// anew each time cannot grow it without bound.
-    private static let cache = Locked<[String: Entry]>([:])
-    static let capacity = 256
+    /// Most formats kept: the cache empties when it reaches this many, so
+    /// that formats made anew each time cannot grow it without bound.
+    let capacity: Int
+    /// Most shapes kept per format; the oldest goes first.
+    let shapesPerFormat: Int
+    private let cache = Locked<[String: Entry]>([:])
+
+    init(capacity: Int = 256, shapesPerFormat: Int = 8) {
+        self.capacity = capacity
+        self.shapesPerFormat = shapesPerFormat
+    }
 
     /// The tree of `format` with `arguments`, if a template of their shape
-    /// is cached.
-    static func tree(_ format: String, _ arguments: [Any]) -> PredicateTree? {
+    /// is kept.
+    func tree(_ format: String, _ arguments: [Any]) -> PredicateTree? {
         guard let entry = cache.withLock({ $0[format] }), !entry.templates.isEmpty,
             let values = PredicateArguments(arguments: arguments).values(for: entry.placeholders)
         else { return nil }
         for template in entry.templates.reversed()
-        where template.argumentCount == arguments.count && matches(template.parts, entry.placeholders, values, arguments) {
+        where template.argumentCount == arguments.count && Self.matches(template.parts, entry.placeholders, values, arguments) {
             return template.tree.substituting(values)
         }
         return nil
     }
 
     /// Keeps the tree `format` (lexed to `tokens`) parsed to with `arguments`.
-    static func store(_ tree: PredicateTree, _ format: String, tokens: [PredicateToken], arguments: [Any]) {
+    func store(_ tree: PredicateTree, _ format: String, tokens: [PredicateToken], arguments: [Any]) {
         let placeholders = Self.placeholders(tokens)
         guard let values = PredicateArguments(arguments: arguments).values(for: placeholders),
             let parts = Self.parts(placeholders, values, arguments)
         else { return }
+        // The arguments' values nulled: substitution replaces every one.
+        let template = tree.substituting(values.map { $0?.nulled })
         cache.withLock { cache in
             if cache[format] == nil, cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
             var entry = cache[format] ?? Entry(placeholders: placeholders)
             if entry.templates.count >= shapesPerFormat { entry.templates.removeFirst() }
-            entry.templates.append((arguments.count, parts, tree))
+            entry.templates.append((arguments.count, parts, template))
             cache[format] = entry
         }
     }
 
-    /// The number of formats with templates cached (for tests).
-    static var count: Int { cache.withLock { $0.count } }
+    /// The number of formats with templates kept.
+    var count: Int { cache.withLock { $0.count } }
 
-    /// The number of templates cached for `format` (for tests).
-    static func templateCount(_ format: String) -> Int { cache.withLock { $0[format]?.templates.count ?? 0 } }
+    /// The trees kept for `format`, oldest first.
+    func trees(_ format: String) -> [PredicateTree] { cache.withLock { $0[format]?.templates.map(\.tree) ?? [] } }
 
     /// The placeholders among `tokens`, in order.
     private static func placeholders(_ tokens: [PredicateToken]) -> [Placeholder] {
@@ -94,26 +109,29 @@ enum PredicateTemplates {
         var nextSequential = 0
         for (offset, token) in tokens.enumerated() {
             guard let (index, specifier) = PredicateArguments.placeholder(token.kind, sequential: &nextSequential) else { continue }
-            let isMapKey = offset > 0 && tokens[offset - 1].kind == .leftBracket
-            placeholders.append(Placeholder(index: index, specifier: specifier, isMapKey: isMapKey, token: token))
+            let previous = offset > 0 ? tokens[offset - 1].kind : nil
+            placeholders.append(Placeholder(index: index, specifier: specifier, isMapKey: previous == .leftBracket,
+                isBetweenOperand: previous == .keyword(.between), token: token))
         }
         return placeholders
     }
 
     /// The parts of arguments whose `values` convert for `placeholders`, or
-    /// `nil` if a `%K` argument is not a string.
+    /// `nil` when no template can serve them: a `%K` argument that is not a
+    /// string, or one that another placeholder takes as a value.
     private static func parts(_ placeholders: [Placeholder], _ values: [PredicateArgument?], _ arguments: [Any]) -> [Part]? {
         var parts: [Part] = []
         parts.reserveCapacity(placeholders.count)
         for placeholder in placeholders {
             if placeholder.specifier == .keyPath {
-                guard let path = keyPath(arguments[placeholder.index]) else { return nil }
-                parts.append(.keyPath(path))
+                guard values[placeholder.index] == nil, let path = PredicateArguments.keyPathString(arguments[placeholder.index])
+                else { return nil }
+                parts.append(.keyPath(Array(path.utf8)))
                 continue
             }
             switch values[placeholder.index] {
             case .scalar(let value)?: parts.append(placeholder.isMapKey ? .mapKey(value) : .value)
-            case .list(let list)?: parts.append(.list(count: list.count))
+            case .list(let list)?: parts.append(.list(count: placeholder.isBetweenOperand ? list.count : nil))
             case nil: return nil
             }
         }
@@ -127,20 +145,25 @@ enum PredicateTemplates {
             switch (part, values[placeholder.index]) {
             case (.value, .scalar?): continue
             case (.mapKey(let key), .scalar(let value)?) where key == value: continue
-            case (.list(let count), .list(let list)?) where count == list.count: continue
-            case (.keyPath(let path), nil) where keyPath(arguments[placeholder.index]) == path: continue
+            case (.list(nil), .list?): continue
+            case (.list(let count?), .list(let list)?) where count == list.count: continue
+            case (.keyPath(let path), nil):
+                guard let given = PredicateArguments.keyPathString(arguments[placeholder.index]),
+                    given.utf8.elementsEqual(path)
+                else { return false }
             default: return false
             }
         }
         return true
     }
+}
 
-    /// The key path a `%K` argument names, if it is a string.
-    private static func keyPath(_ argument: Any) -> String? {
-        switch PredicateArguments.unwrap(argument) {
-        case let s as String: s
-        case let s as Substring: String(s)
-        default: nil
+extension PredicateArgument {
+    /// The argument with its values null: what a template keeps.
+    var nulled: PredicateArgument {
+        switch self {
+        case .scalar: .scalar(.null)
+        case .list(let values): .list(Array(repeating: .null, count: values.count))
         }
     }
 }
@@ -189,8 +212,11 @@ extension PredicateTree.Expression {
             return .constant(constant)
         case .list(var list):
             if let index = list.argumentIndex, case .list(let given)? = values[index] {
-                // The template's shape fixed the length.
-                for i in list.elements.indices { list.elements[i].value = given[i] }
+                // A list argument's elements, as parsing makes them (its
+                // length may differ from the template's, except for BETWEEN).
+                list.elements = given.map {
+                    PredicateTree.Constant(value: $0, argumentIndex: index, source: list.source)
+                }
             } else {
                 for i in list.elements.indices {
                     if let index = list.elements[i].argumentIndex, case .scalar(let value)? = values[index] {

@@ -27,17 +27,26 @@ private func failure(_ body: () throws(PredicateFormatError) -> PredicateTree) -
 
 @Suite("A format parsed again with new arguments")
 struct PredicateTemplateTests {
+    /// A cache of this test's own, so that no other test's formats flush it.
+    let templates = PredicateTemplates()
+
+    private func parse(_ format: String, _ arguments: [Any]) throws(PredicateFormatError) -> PredicateTree {
+        try PredicateParser.parse(format, arguments: arguments, templates: templates)
+    }
+
     /// Parses `format` with each argument list in turn, each time checking
-    /// the tree against an uncached parse.
-    private func expectSameAsUncached(_ format: String, _ argumentLists: [[Any]],
+    /// the tree against an uncached parse, and that `templates` trees were
+    /// kept for it (one per shape: the later calls were served by them).
+    private func expectSameAsUncached(_ format: String, _ argumentLists: [[Any]], templates expected: Int = 1,
         sourceLocation: SourceLocation = #_sourceLocation) throws
     {
         for arguments in argumentLists {
-            let tree = try PredicateParser.parse(format, arguments: arguments)
-            let expected = try uncached(format, arguments)
-            #expect(tree == expected, "\(format) with \(arguments)", sourceLocation: sourceLocation)
-            #expect(everything(tree) == everything(expected), "\(format) with \(arguments)", sourceLocation: sourceLocation)
+            let tree = try parse(format, arguments)
+            let fresh = try uncached(format, arguments)
+            #expect(tree == fresh, "\(format) with \(arguments)", sourceLocation: sourceLocation)
+            #expect(everything(tree) == everything(fresh), "\(format) with \(arguments)", sourceLocation: sourceLocation)
         }
+        #expect(templates.trees(format).count == expected, "\(format)", sourceLocation: sourceLocation)
     }
 
     @Test("puts the new values into the tree: scalars, lists, list literals, positional arguments, subqueries")
@@ -53,12 +62,26 @@ struct PredicateTemplateTests {
         try expectSameAsUncached("age == %@", [[NSNull()], [Optional<Int>.none as Any], [4]])
     }
 
-    @Test("tells apart the arguments that shape the parse: %K paths, map keys, scalars from lists, list lengths")
+    @Test("tells apart the arguments that shape the parse: %K paths, map keys, scalars from lists, BETWEEN's list length")
     func shapes() throws {
-        try expectSameAsUncached("%K == %@", [["age", 3], ["owner.name", "Ann"], ["dogs.@count", 2], ["age", 4]])
-        try expectSameAsUncached("scores[%@] > %d", [["math", 1], ["art", 2], ["math", 3]])
+        try expectSameAsUncached("%K == %@", [["age", 3], ["owner.name", "Ann"], ["dogs.@count", 2], ["age", 4]], templates: 3)
+        try expectSameAsUncached("scores[%@] > %d", [["math", 1], ["art", 2], ["math", 3]], templates: 2)
+        try expectSameAsUncached("name == %@", [["Rex"], [["Rex", "Fido"]], ["Spot"]], templates: 2)
+        // `IN` takes a list of any length: one template serves them all.
         try expectSameAsUncached("age IN %@", [[[1, 2]], [[1, 2, 3]], [[]], [[4, 5]]])
-        try expectSameAsUncached("name == %@", [["Rex"], [["Rex", "Fido"]], ["Spot"]])
+        // Two spellings of "é" are equal `String`s; the parse keeps the one given.
+        try expectSameAsUncached("%K == 1", [["caf\u{E9}"], ["cafe\u{301}"], ["caf\u{E9}"]], templates: 2)
+    }
+
+    @Test("keeps no argument's value, and no template for an argument that %K and a value both take")
+    func keepsNoValues() throws {
+        _ = try parse("name IN %@ AND age > %d AND %K == $2", [[String(repeating: "x", count: 200)], 3, "weight"])
+        let kept = templates.trees("name IN %@ AND age > %d AND %K == $2")
+        #expect(kept.isEmpty)  // argument 1 is both a value and a key path
+        _ = try parse("name IN %@ AND age > %d", [[String(repeating: "x", count: 200)], 3])
+        let trees = templates.trees("name IN %@ AND age > %d")
+        #expect(trees.count == 1)
+        #expect(trees.first?.description == "name IN {nil} AND age > nil")
     }
 
     @Test("gives the same errors as a first parse when the arguments no longer fit")
@@ -76,30 +99,54 @@ struct PredicateTemplateTests {
             ("age == %@", [3], [NSObject()]),  // unsupported type
         ]
         for (format, good, bad) in cases {
-            _ = try PredicateParser.parse(format, arguments: good)
-            let cached = failure { () throws(PredicateFormatError) in try PredicateParser.parse(format, arguments: bad) }
+            _ = try parse(format, good)
+            #expect(templates.trees(format).count == 1, "\(format)")
+            let cached = failure { () throws(PredicateFormatError) in try parse(format, bad) }
             let fresh = failure { () throws(PredicateFormatError) in try uncached(format, bad) }
             #expect(cached != nil, "\(format) with \(bad)")
             #expect(cached == fresh, "\(format) with \(bad)")
-            // The good arguments still parse after the failure.
+            // The good arguments still parse, from the template, after the failure.
             try expectSameAsUncached(format, [good])
         }
     }
 
     @Test("keeps at most its capacity of formats, and of shapes per format")
     func bounded() throws {
-        for i in 0..<(PredicateTemplates.capacity + 10) {
-            _ = try PredicateParser.parse("age == %d AND name != 'many \(i)'", arguments: [i])
+        for i in 0..<(templates.capacity + 10) {
+            _ = try parse("age == %d AND name != 'many \(i)'", [i])
         }
-        #expect(PredicateTemplates.count <= PredicateTemplates.capacity)
-        #expect(PredicateTemplates.count > 0)
-        let format = "age IN %@ AND name == 'shapes'"
-        for length in 0..<(PredicateTemplates.shapesPerFormat + 5) {
-            try expectSameAsUncached(format, [[Array(0..<length)]])
+        #expect(templates.count <= templates.capacity)
+        #expect(templates.count > 0)
+        let format = "age BETWEEN %@ AND name == 'shapes'"
+        for length in 0..<(templates.shapesPerFormat + 5) {
+            _ = try? parse(format, [Array(0..<length)])
+            _ = try parse(format, [[length, length + 1]])
         }
-        #expect(PredicateTemplates.templateCount(format) == PredicateTemplates.shapesPerFormat)
+        // Only BETWEEN's list of two parses: one template.
+        #expect(templates.trees(format).count == 1)
+        let other = "%K == 1"
+        for i in 0..<(templates.shapesPerFormat + 5) { _ = try parse(other, ["p\(i)"]) }
+        #expect(templates.trees(other).count == templates.shapesPerFormat)
         // The latest shapes are kept, and each still gives its own tree.
-        try expectSameAsUncached(format, [[[1, 2]], [Array(0..<(PredicateTemplates.shapesPerFormat + 4))]])
+        try expectSameAsUncached(other, [["p\(templates.shapesPerFormat + 4)"], ["p0"]], templates: templates.shapesPerFormat)
+    }
+
+    @Test("is shared safely by threads parsing at once")
+    func concurrent() async throws {
+        let templates = self.templates
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for i in 0..<200 {
+                        let arguments: [Any] = [task, i, ["a", "b"].prefix(i % 3).map { $0 }]
+                        let format = "age == %d AND weight > %d AND name IN %@"
+                        let tree = try PredicateParser.parse(format, arguments: arguments, templates: templates)
+                        #expect(everything(tree) == everything(try uncached(format, arguments)))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
     }
 
     @Test("for 2,000 random formats and arguments, a cached parse equals an uncached one")
@@ -149,7 +196,7 @@ struct PredicateTemplateTests {
                 default: return argument(specifier)
                 }
             }
-            let cached = Result { () throws(PredicateFormatError) in try PredicateParser.parse(format, arguments: arguments) }
+            let cached = Result { () throws(PredicateFormatError) in try parse(format, arguments) }
             let fresh = Result { () throws(PredicateFormatError) in try uncached(format, arguments) }
             switch (cached, fresh) {
             case (.success(let a), .success(let b)):
