@@ -13,8 +13,8 @@
 /// A template's ``Part``s record exactly those, and a template is kept only
 /// for arguments that parsed, so a tree from the cache equals the one binding
 /// and parsing would give. Anything irregular (a missing argument, one that
-/// does not convert, an argument that two placeholders take differently)
-/// takes the full path, which gives the error. A kept tree holds no
+/// does not convert, one that `%K` and a value both take) takes the full
+/// path, which gives the error. A kept tree holds no
 /// argument's value (they are nulled), so the cache keeps no large list or
 /// string alive.
 final class PredicateTemplates: Sendable {
@@ -75,7 +75,7 @@ final class PredicateTemplates: Sendable {
         else { return nil }
         for template in entry.templates.reversed()
         where template.argumentCount == arguments.count && Self.matches(template.parts, entry.placeholders, values, arguments) {
-            return template.tree.substituting(values)
+            return Self.holdsValues(values) ? template.tree.substituting(values) : template.tree
         }
         return nil
     }
@@ -87,7 +87,7 @@ final class PredicateTemplates: Sendable {
             let parts = Self.parts(placeholders, values, arguments)
         else { return }
         // The arguments' values nulled: substitution replaces every one.
-        let template = tree.substituting(values.map { $0?.nulled })
+        let template = Self.holdsValues(values) ? tree.substituting(values.map { $0?.nulled }) : tree
         cache.withLock { cache in
             if cache[format] == nil, cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
             var entry = cache[format] ?? Entry(placeholders: placeholders)
@@ -102,6 +102,13 @@ final class PredicateTemplates: Sendable {
 
     /// The trees kept for `format`, oldest first.
     func trees(_ format: String) -> [PredicateTree] { cache.withLock { $0[format]?.templates.map(\.tree) ?? [] } }
+
+    /// Whether any argument is a value the tree holds (not only `%K`
+    /// paths): a format with none, such as one with its values written
+    /// in, has nothing to put in or null.
+    private static func holdsValues(_ values: [PredicateArgument?]) -> Bool {
+        values.contains { $0 != nil }
+    }
 
     /// The placeholders among `tokens`, in order.
     private static func placeholders(_ tokens: [PredicateToken]) -> [Placeholder] {
@@ -170,15 +177,16 @@ extension PredicateArgument {
 
 extension PredicateArguments {
     /// The arguments converted for `placeholders`, by argument index (`nil`
-    /// for one only `%K` takes), or `nil` when binding them would fail or be
-    /// irregular; then the full path binds and gives the error.
+    /// for one only `%K` takes), or `nil` when binding them would fail; then
+    /// the full path binds and gives the error. Each placeholder converts
+    /// its argument, since each checks it against its own specifier; a
+    /// conversion that passes gives the same value whatever the specifier.
     func values(for placeholders: [PredicateTemplates.Placeholder]) -> [PredicateArgument?]? {
         var values = [PredicateArgument?](repeating: nil, count: arguments.count)
         for placeholder in placeholders where placeholder.specifier != .keyPath {
             guard placeholder.index < arguments.count,
                 let value = try? convert(placeholder.index, for: placeholder.specifier, at: placeholder.token)
             else { return nil }
-            if let earlier = values[placeholder.index], earlier != value { return nil }
             values[placeholder.index] = value
         }
         return values
