@@ -82,7 +82,7 @@ struct Options {
                                    [--observers 1,100,1000,10000] [--sorted-dogs 10000,100000] [--section-dogs 10000,100000,1000000]
                                    [--filtered-observers K]
                                    [--notify-commits C] [--notify-budget S]
-                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|W3.pk-range|W6.reopen[-compacted|-history]|W4.latency|W5.sorted|W7.sections|W8.keypath-filter|...
+                           compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|W3.pk-range[-alternating]|W6.reopen[-compacted|-history]|W4.latency|W5.sorted|W7.sections|W8.keypath-filter|...
                                    [--engine Shoal|GRDB] [--seconds S] [--store PATH]
                              (one engine's workload in a loop, for perf record; W6 with --store reopens PATH,
                               populating it only if it does not exist; W4 with the largest --observers,
@@ -189,6 +189,18 @@ if let name = options.profile {
             for _ in 0..<100 { try committer.commit(i &* 7919); i += 1 }
         }
         cleanup = { try committer.close(); Disk.remove(path) }
+    case "W3.pk-range-alternating":
+        // As `compare` times it: each query after the other engine's, so
+        // that the profile sees the cold caches the timed run sees.
+        let other: any Engine.Type = engine == ShoalEngine.self ? GRDBEngine.self : ShoalEngine.self
+        let (queries, others) = (try engine.makeQueries(data), try other.makeQueries(data))
+        let starts = data.pkRangeStarts(options.queries)
+        body = {
+            for x in starts {
+                _ = try others.pkRange(x, x + Dataset.pkRangeWidth - 1)
+                _ = try queries.pkRange(x, x + Dataset.pkRangeWidth - 1)
+            }
+        }
     case "W3.range-sorted", "W3.pk-lookup", "W3.pk-range", "W3.count-breed":
         let queries = try engine.makeQueries(data)
         let keys = data.lookupKeys(options.lookups)
