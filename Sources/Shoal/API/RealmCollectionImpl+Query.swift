@@ -25,10 +25,7 @@ extension RealmCollection {
     func filtered(_ tree: PredicateTree, format: String? = nil) throws(ShoalError) -> Results<Element> {
         let base = queryBase()
         let root = base.source.root(table: base.table, schema: base.instance.schema)
-        let schema = base.instance.schema
-        let bound = try base.instance.coordinator.bindingCache.bound(tree, root: root) { () throws(ShoalError) in
-            try QueryBinder.bind(tree, schema: schema, root: root, format: format)
-        }
+        let bound = try QueryBinder.bind(tree, schema: base.instance.schema, root: root, format: format)
         return Results(instance: base.instance, table: base.table, source: base.source.filtered(bound))
     }
 

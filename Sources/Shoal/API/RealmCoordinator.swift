@@ -20,8 +20,6 @@ final class RealmCoordinator: @unchecked Sendable {
     let classes: [Object.Type]
     /// What is worked out once for each class, by table index.
     let plans: [TablePlan]
-    /// Predicates bound against ``schema`` lately, by their trees' shapes.
-    let bindingCache = BindingCache()
     /// The table of each class, by the class's identity.
     private let tableByType: [ObjectIdentifier: TableKey]
     private let state: Locked<State>

@@ -10,7 +10,7 @@
 /// operator that does not apply.
 struct QueryBinder {
     /// What the predicate tests: objects of a table, or primitive values (`self`).
-    enum Root: Hashable, Sendable {
+    enum Root: Sendable {
         case table(TableKey)
         case primitive(PropertyType)
         /// Objects of any class (after `@links`): only `@count` may follow.
