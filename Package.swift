@@ -38,12 +38,15 @@ let package = Package(
         ),
         // The Swift runtime's conditional retain (``InstanceHandle``); a header only.
         .systemLibrary(name: "CSwiftRuntime"),
+        // Vector scans of packed integers (SSE2 where there is SSE2); a header only.
+        .systemLibrary(name: "CShoalScan"),
         .target(
             name: "Shoal",
             dependencies: [
                 "CLZ4",
                 "CXXHash",
                 "CSwiftRuntime",
+                "CShoalScan",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             exclude: ["Log/FORMAT.md"],

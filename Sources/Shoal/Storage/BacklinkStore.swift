@@ -462,6 +462,62 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
         }
     }
 
+    /// Appends, to each of `groups`' slots (which must ascend, repeats
+    /// allowed), links from `property` of `origin` with the keys
+    /// `firstKey + group.objects`: what
+    /// ``appendAscending(_:origin:property:slot:keys:)`` does with those
+    /// keys, in one loop per leaf over its cells in place. A group that
+    /// does not go into an empty cell as a run (a slot with links, one
+    /// link, a run too long) takes that general path after the loop,
+    /// as do the later groups of its slot.
+    mutating func appendRuns(_ groups: [LinkGroup], origin: TableKey, property: Int, firstKey: Int64) {
+        let keys = { (group: LinkGroup) in (firstKey + Int64(group.objects.lowerBound))..<(firstKey + Int64(group.objects.upperBound)) }
+        guard origin.rawValue <= UInt16.max, property >= 0, property <= Int(UInt16.max), firstKey >= 0 else {
+            return appendAscending(groups, origin: origin, property: property, slot: \.slot, keys: keys)
+        }
+        let runProperty = origin.rawValue << 16 | UInt32(property)
+        var g = 0
+        while g < groups.count {
+            let first = groups[g].slot
+            precondition(first >= 0 && first < count, "backlink slot \(first) out of range 0..<\(count)")
+            let l = first &>> Self.bits
+            let base = l &<< Self.bits
+            var end = g &+ 1
+            while end < groups.count, groups[end].slot &>> Self.bits == l { end &+= 1 }
+            var leaf = leaves[l] ?? Leaf(count: Swift.min(Self.width, count - base))
+            leaves[l] = nil
+            /// The groups left to the general path, in order.
+            var general: [Int] = []
+            groups.withUnsafeBufferPointer { groups in
+                leaf.cells.withUnsafeMutableBufferPointer { cells in
+                    var lastGeneralSlot = -1
+                    for h in g..<end {
+                        let slot = groups[h].slot
+                        let i = slot &- base
+                        precondition(i >= 0 && i < cells.count, "backlink slot \(slot) out of range 0..<\(count)")
+                        let objects = groups[h].objects
+                        let n = objects.count
+                        let low = firstKey + Int64(objects.lowerBound)
+                        if slot != lastGeneralSlot, cells[i].tag == Cell.emptyTag, n >= 2, n <= Cell.maximumRun, low >= 0, low < 1 << 48 {
+                            cells[i] = Cell(tag: Cell.runTag, property: runProperty, key: Int64(n) << 48 | low)
+                        } else {
+                            general.append(h)
+                            lastGeneralSlot = slot
+                        }
+                    }
+                }
+            }
+            for h in general {
+                let i = groups[h].slot - base
+                var links = leaf.take(i)
+                links.append(origin: origin, property: property, keys: keys(groups[h]))
+                leaf.put(i, links)
+            }
+            leaves[l] = leaf
+            g = end
+        }
+    }
+
     /// Calls `body` with each of `items` (whose slots, from `slot`, must
     /// ascend), the leaf holding its slot and the slot's index in it. Each
     /// leaf is moved out while its items are handled, so that it is

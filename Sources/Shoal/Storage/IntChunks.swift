@@ -1,3 +1,5 @@
+import CShoalScan
+
 /// Integers (an int column's values, a link column's object keys) in
 /// copy-on-write leaves of ``Chunks/width`` values, each full leaf packed
 /// to the fewest bytes its values need: stored as their difference from
@@ -293,10 +295,10 @@ struct IntChunks: RandomAccessCollection, Sendable {
 
         /// Writes where each run of equal values starts (0 first) to
         /// `starts`, and each run's value to `values`, both with room for
-        /// ``count`` entries, and returns how many runs there are: one typed
-        /// pass over the values as stored, with no branch per value, then
-        /// one read per run (what grouping a link column's objects by
-        /// target reads).
+        /// ``count`` entries, and returns how many runs there are: one
+        /// vector pass over the values as stored, which visits only the
+        /// values that start a run (``shoal_run_starts``), then one read per
+        /// run (what grouping a link column's objects by target reads).
         func runStarts(into starts: UnsafeMutablePointer<Int32>, values: UnsafeMutablePointer<Int64>) -> Int {
             guard count > 0 else { return 0 }
             starts[0] = 0
@@ -305,23 +307,11 @@ struct IntChunks: RandomAccessCollection, Sendable {
                 return 1
             }
             func find<T: FixedWidthInteger>(_ raw: UnsafeRawBufferPointer, _: T.Type, plus base: Int64) -> Int {
-                raw.withMemoryRebound(to: T.self) { stored in
-                    var runs = 1
-                    var previous = stored[0]
-                    for j in 1..<count {
-                        let v = stored[j]
-                        // Written every time, kept only where a run starts:
-                        // the count grows by the top bit of `d | -d`, which
-                        // is set when `d` is not 0 (`v != previous` compiled
-                        // to a branch, mispredicted at every run's start).
-                        starts[runs] = Int32(truncatingIfNeeded: j)
-                        let d = UInt64(truncatingIfNeeded: v ^ previous)
-                        runs &+= Int(truncatingIfNeeded: (d | (0 &- d)) &>> 63)
-                        previous = v
-                    }
-                    for r in 0..<runs { values[r] = base &+ Int64(truncatingIfNeeded: stored[Int(starts[r])]) }
-                    return runs
+                let runs = shoal_run_starts(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count, MemoryLayout<T>.size, starts)
+                for r in 0..<runs {
+                    values[r] = base &+ Int64(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: Int(starts[r]) &* MemoryLayout<T>.size, as: T.self))
                 }
+                return runs
             }
             switch width {
             case 8: return wide.withUnsafeBytes { find($0, Int64.self, plus: 0) }

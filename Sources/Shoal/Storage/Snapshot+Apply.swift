@@ -147,9 +147,7 @@ extension Snapshot {
     /// The groups' targets must ascend, and be live. Gives the lists
     /// ``addBacklinks(_:)`` gives for the same links.
     mutating func addBacklinks(_ groups: [LinkGroup], target: TableKey, origin: TableKey, property: Int, firstKey: ObjectKey) {
-        tables[target.index].backlinks.appendAscending(
-            groups, origin: origin, property: property, slot: \.slot,
-            keys: { group in (firstKey.rawValue + Int64(group.objects.lowerBound))..<(firstKey.rawValue + Int64(group.objects.upperBound)) })
+        tables[target.index].backlinks.appendRuns(groups, origin: origin, property: property, firstKey: firstKey.rawValue)
     }
 
     /// Adds backlinks as `addBacklink` would one by one in this order, but

@@ -159,6 +159,45 @@ import Testing
         #expect(store[5].allSatisfy { $0.property == 70_000 } && store.linkCount(5) == 2)
     }
 
+    @Test("a run's groups are appended as appendAscending appends their keys, cells, overflow and order alike, whatever a cell cannot hold")
+    func runGroupsMatchAscendingAppends() {
+        let origin = TableKey(2)
+        let big = Int64(1) << 48
+        /// The groups' cases: (slot, first object, object count), with the
+        /// run's first key.
+        let cases: [(firstKey: Int64, groups: [(Int, Int, Int)])] = [
+            // A person's ten dogs each, across leaves.
+            (0, (0..<100).map { ($0 * 30, $0 * 10, 10) }),
+            // One link, none, a run too long for a cell, repeats of a slot
+            // (the first of them one link), a slot with a link already.
+            (7, [(1, 0, 1), (1, 1, 5), (2, 6, 0), (3, 6, 70_000), (4, 70_006, 3), (4, 70_009, 2), (1_023, 70_011, 2), (1_024, 70_013, 4)]),
+            // Keys past what a cell holds.
+            (big - 3, [(5, 0, 2), (6, 2, 4)]),
+        ]
+        for (n, (firstKey, raw)) in cases.enumerated() {
+            let groups = raw.map { LinkGroup(slot: $0.0, objects: $0.1..<($0.1 + $0.2)) }
+            var store = BacklinkStore()
+            store.appendEmpty(3_000)
+            store.modify(4) { $0.append(Backlink(origin: origin, property: 5, key: ObjectKey(0))) }
+            var expected = store
+            store.appendRuns(groups, origin: origin, property: 5, firstKey: firstKey)
+            expected.appendAscending(groups, origin: origin, property: 5, slot: \.slot) {
+                (firstKey + Int64($0.objects.lowerBound))..<(firstKey + Int64($0.objects.upperBound))
+            }
+            #expect(Self.contents(store) == Self.contents(expected), "case \(n)")
+            #expect(store.overflowCount == expected.overflowCount && store.linkedLeafCount == expected.linkedLeafCount, "case \(n)")
+        }
+        // Runs of objects, in cells: no overflow.
+        var store = BacklinkStore()
+        store.appendEmpty(3_000)
+        store.appendRuns(cases[0].groups.map { LinkGroup(slot: $0.0, objects: $0.1..<($0.1 + $0.2)) }, origin: origin, property: 5, firstKey: 0)
+        #expect(store.overflowCount == 0 && store.totalLinkCount == 1_000)
+        #expect(Array(store[30]) == (10..<20).map { Backlink(origin: origin, property: 5, key: ObjectKey(Int64($0))) })
+        // A property or origin past 16 bits takes the general path.
+        store.appendRuns([LinkGroup(slot: 31, objects: 0..<3)], origin: origin, property: 70_000, firstKey: 0)
+        #expect(store.overflowCount == 1 && store[31].allSatisfy { $0.property == 70_000 } && store.linkCount(31) == 3)
+    }
+
     @Test("random appends, removals, sets and ascending batches match an array of arrays", arguments: [1, 2, 3])
     func matchesModel(seed: UInt64) {
         Self.checkAgainstModel(seed: seed, link: Self.link)
@@ -176,7 +215,7 @@ import Testing
         var copies: [(BacklinkStore, [[Backlink]])] = []
         for step in 0..<2_000 {
             let op = Int.random(in: 0..<10, using: &rng)
-            if (1...7).contains(op) || op == 9 && model.isEmpty { continue }
+            if model.isEmpty, (1...7).contains(op) || op == 9 { continue }
             switch op {
             case 0:
                 let n = [1, 7, 300, 1500].randomElement(using: &rng)!
@@ -213,7 +252,16 @@ import Testing
                     let count = Int64.random(in: 1..<8, using: &rng)
                     return start..<start + count
                 }
-                store.appendAscending(Array(items.indices), origin: origin, property: 4, slot: { items[$0] }, keys: { keys[$0] })
+                if step.isMultiple(of: 2) {
+                    store.appendAscending(Array(items.indices), origin: origin, property: 4, slot: { items[$0] }, keys: { keys[$0] })
+                } else {
+                    // The same, as a run's groups: keys from one first key.
+                    let firstKey = keys.map(\.lowerBound).min()!
+                    let groups = zip(items, keys).map { slot, keys in
+                        LinkGroup(slot: slot, objects: Int(keys.lowerBound - firstKey)..<Int(keys.upperBound - firstKey))
+                    }
+                    store.appendRuns(groups, origin: origin, property: 4, firstKey: firstKey)
+                }
                 for (slot, added) in zip(items, keys) {
                     model[slot] += added.map { Backlink(origin: origin, property: 4, key: ObjectKey($0)) }
                 }

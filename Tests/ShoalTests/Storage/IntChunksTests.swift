@@ -133,6 +133,46 @@ import Testing
         }
     }
 
+    @Test("runs of equal values are found in leaves of every width, at and across each 64-byte block's edges, and where only a value's high byte differs", arguments: [1, 2, 4, 8])
+    func runStartsAtBlockEdges(width: Int) {
+        var rng = SeededRandom(seed: UInt64(width))
+        /// A value of the leaf's width: its span from 0 needs `width` bytes.
+        let top: Int64 = width == 8 ? Int64.max : (Int64(1) << (8 * width)) - 1
+        for pattern in 0..<4 {
+            var values: [Int64] = []
+            switch pattern {
+            case 0:
+                // Runs of 1 to 70 values, of random values.
+                while values.count < Self.width {
+                    let v = Int64.random(in: 0...top, using: &rng)
+                    values += repeatElement(v, count: Swift.min(Int.random(in: 1...70, using: &rng), Self.width - values.count))
+                }
+            case 1:
+                // One value apart at each position near a block's edge.
+                values = Array(repeating: 0, count: Self.width)
+                for p in [1, 2, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 127, 128, 129, 4_094, 4_095] { values[p] = top }
+            case 2:
+                // Values that differ only in their highest byte.
+                values = (0..<Self.width).map { $0 / 5 % 2 == 0 ? 0 : width == 8 ? Int64(1) << 56 : Int64(1) << (8 * (width - 1)) }
+            default:
+                // Every value its own run.
+                values = (0..<Self.width).map { Int64($0 % 2) * top }
+            }
+            values[0] = 0
+            values[1] = top  // the span that gives the leaf its width
+            let leaf = values.withUnsafeBufferPointer { IntChunks.Leaf(packing: $0) }
+            #expect(leaf.width == width, "pattern \(pattern)")
+            var starts = [Int32](repeating: -1, count: Self.width)
+            var runValues = [Int64](repeating: -1, count: Self.width)
+            let runs = starts.withUnsafeMutableBufferPointer { starts in
+                runValues.withUnsafeMutableBufferPointer { leaf.runStarts(into: starts.baseAddress!, values: $0.baseAddress!) }
+            }
+            let expected = values.indices.filter { $0 == 0 || values[$0] != values[$0 - 1] }.map { Int32($0) }
+            #expect(Array(starts.prefix(runs)) == expected, "width \(width), pattern \(pattern)")
+            #expect(Array(runValues.prefix(runs)) == expected.map { values[Int($0)] }, "width \(width), pattern \(pattern)")
+        }
+    }
+
     @Test("values counting up by one are found consecutive across packed and open leaves, to Int64's end; a gap, a repeat or a descent anywhere is not")
     func consecutive() {
         let n = Self.width
