@@ -61,6 +61,12 @@ struct DecodingFailure: Error, Equatable, CustomStringConvertible {
 struct ByteReader {
     let bytes: [UInt8]
     private(set) var offset = 0
+    /// Whether packed integer leaves are adopted where they lie in
+    /// ``bytes`` rather than copied (a loaded snapshot's; see
+    /// ``SnapshotCodec/keepsAdoptedLeaves(adopted:of:)``).
+    var adoptsLeaves = false
+    /// The bytes of the leaves adopted so far.
+    var adoptedBytes = 0
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 

@@ -205,8 +205,15 @@ extension ChangeRecordCodec {
         let base = try r.signed()
         if width == 0 { return IntChunks.Leaf(repeating: base, count: count) }
         let range = try r.take(count * width, "packed leaf of \(count) values")
+        #if _endian(little)
+            // Adopted where they lie: a slice of the payload, with no copy.
+            if r.adoptsLeaves {
+                r.adoptedBytes += range.count
+                return IntChunks.Leaf(packed: r.bytes[range], width: width, base: base, count: count)
+            }
+        #endif
         let packed = r.withPayload { payload in
-            ContiguousArray<UInt8>(unsafeUninitializedCapacity: range.count) { buffer, initialized in
+            [UInt8](unsafeUninitializedCapacity: range.count) { buffer, initialized in
                 _ = buffer.initialize(from: payload[range])
                 initialized = range.count
                 #if _endian(big)
@@ -221,7 +228,7 @@ extension ChangeRecordCodec {
                 #endif
             }
         }
-        return IntChunks.Leaf(packed: packed, width: width, base: base, count: count)
+        return IntChunks.Leaf(packed: packed[...], width: width, base: base, count: count)
     }
 
     /// Reads a string leaf of `count` strings into `column`, checking the

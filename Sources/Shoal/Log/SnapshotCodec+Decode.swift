@@ -23,6 +23,8 @@ extension SnapshotCodec {
         /// Links set after the tables, with the offsets of their runs.
         var deferred: [(offset: Int, op: ChangeOp)] = []
         var afterTables = r.offset
+        /// The bytes of the packed leaves adopted in `bytes`.
+        var adopted = 0
         var failure: DecodingFailure?
         let apply = { (event: TableEvent) -> Bool in
             switch event {
@@ -35,13 +37,15 @@ extension SnapshotCodec {
                 }
             case .tableEnd(let t, let deadSlots):
                 batch.appendDeadSlots(t, count: deadSlots)
-            case .end(let offset):
+            case .end(let offset, let adoptedBytes):
                 afterTables = offset
+                adopted = adoptedBytes
             }
             return true
         }
         // A large snapshot is decoded on another thread while this one
         // applies, as replay does a large record.
+        r.adoptsLeaves = true
         if bytes.count >= threshold {
             let start = r
             try DecodeAhead<TableEvent>.run { emit throws(DecodingFailure) in
@@ -59,10 +63,21 @@ extension SnapshotCodec {
         for t in 0..<classCount { try decodeCollections(&r, table: t, into: &batch) }
         if let problem = batch.finish() { throw r.fail(problem) }
         var snapshot = batch.snapshot
+        if !keepsAdoptedLeaves(adopted: adopted, of: bytes.count) { snapshot.copyLeaves(sharing: bytes) }
         for t in 0..<classCount { try decodeBacklinks(&r, table: t, into: &snapshot) }
         guard r.isAtEnd else { throw r.fail("\(bytes.count - r.offset) bytes left after the backlinks") }
         snapshot.version = version
         return snapshot
+    }
+
+    /// Whether a loaded snapshot keeps the packed leaves it adopted in its
+    /// decompressed bytes, which they then keep in memory whole: when they
+    /// make up at least three quarters of them, so that what is kept and
+    /// not theirs (strings, collections, the schema) is at most a third
+    /// of what they would take copied. Otherwise they are copied out
+    /// (``Snapshot/copyLeaves(sharing:)``) and the bytes freed.
+    static func keepsAdoptedLeaves(adopted: Int, of total: Int) -> Bool {
+        adopted > 0 && adopted >= total - total / 4
     }
 
     /// What reading the tables of a columnar snapshot hands to the thread
@@ -73,8 +88,8 @@ extension SnapshotCodec {
         case run(offset: Int, skip: Int, InsertColumns, later: [ChangeOp])
         /// The deleted slots after a table's last run.
         case tableEnd(TableKey, deadSlots: Int)
-        /// Where the tables end.
-        case end(offset: Int)
+        /// Where the tables end, and the bytes of the leaves adopted.
+        case end(offset: Int, adopted: Int)
 
         /// Whether it should be handed over without waiting for a batch.
         var isLarge: Bool {
@@ -151,7 +166,7 @@ extension SnapshotCodec {
             guard emit(.tableEnd(TableKey(t), deadSlots: slotCount - end)) else { return }
             complete[t] = true
         }
-        _ = emit(.end(offset: r.offset))
+        _ = emit(.end(offset: r.offset, adopted: r.adoptedBytes))
     }
 
     /// Takes out of `run` the links whose targets are not in yet, handing

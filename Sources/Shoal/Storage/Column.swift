@@ -379,6 +379,12 @@ struct Column: Sendable {
         ints.append(adopting: codes)
     }
 
+    /// Gives each packed leaf of ``ints`` whose bytes lie in `bytes` (a
+    /// loaded snapshot's, adopted) a copy of its own.
+    mutating func copyLeaves(sharing bytes: UnsafeRawBufferPointer) {
+        ints.copyLeaves(sharing: bytes)
+    }
+
     /// Appends `n` nulls.
     mutating func appendNulls(_ n: Int) {
         guard n > 0 else { return }

@@ -31,8 +31,12 @@ struct IntChunks: RandomAccessCollection, Sendable {
         /// The values, when `width` is 8; empty otherwise.
         var wide: ContiguousArray<Int64> = []
         /// Each value minus `base`, `width` bytes each in native order,
-        /// when `width` is 1, 2 or 4; empty otherwise.
-        var packed: ContiguousArray<UInt8> = []
+        /// when `width` is 1, 2 or 4; empty otherwise. A slice: of an array
+        /// of the leaf's own, or of a loaded snapshot's bytes, adopted
+        /// where they lie (copied out on the first write, as any shared
+        /// leaf is), so not aligned to the width: read with unaligned
+        /// loads, which on x86-64 and ARM64 are the same instructions.
+        var packed: ArraySlice<UInt8> = []
         /// The least value of a packed leaf (every value of a leaf of width 0).
         var base: Int64 = 0
         /// Bytes per value: 0, 1, 2, 4, or 8 for values as they are.
@@ -47,7 +51,7 @@ struct IntChunks: RandomAccessCollection, Sendable {
 
         /// A leaf of `count` values, each `base` plus its `width`-byte
         /// offset in `packed` (native order; `width` 1, 2 or 4).
-        init(packed: ContiguousArray<UInt8>, width: Int, base: Int64, count: Int) {
+        init(packed: ArraySlice<UInt8>, width: Int, base: Int64, count: Int) {
             precondition([1, 2, 4].contains(width) && packed.count == width * count, "a packed leaf of \(packed.count) bytes for \(count) values of \(width) bytes")
             self.packed = packed
             self.width = width
@@ -85,7 +89,7 @@ struct IntChunks: RandomAccessCollection, Sendable {
             // array shares: harmless, but a race to the thread sanitizer.)
             guard width != 0 else { return }
             let width = width
-            packed = ContiguousArray(unsafeUninitializedCapacity: values.count * width) { bytes, initialized in
+            packed = [UInt8](unsafeUninitializedCapacity: values.count * width) { bytes, initialized in
                 let raw = UnsafeMutableRawPointer(bytes.baseAddress)
                 // A loop per width (one switching per value did not vectorize).
                 func pack<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) {
@@ -100,7 +104,7 @@ struct IntChunks: RandomAccessCollection, Sendable {
                 default: break
                 }
                 initialized = values.count * width
-            }
+            }[...]
         }
 
         /// Value `j`.
@@ -114,8 +118,8 @@ struct IntChunks: RandomAccessCollection, Sendable {
                 let offset: UInt64 =
                     switch width {
                     case 1: UInt64(raw.load(fromByteOffset: j, as: UInt8.self))
-                    case 2: UInt64(raw.load(fromByteOffset: j &* 2, as: UInt16.self))
-                    default: UInt64(raw.load(fromByteOffset: j &* 4, as: UInt32.self))
+                    case 2: UInt64(raw.loadUnaligned(fromByteOffset: j &* 2, as: UInt16.self))
+                    default: UInt64(raw.loadUnaligned(fromByteOffset: j &* 4, as: UInt32.self))
                     }
                 return base &+ Int64(bitPattern: offset)
             }
@@ -129,7 +133,7 @@ struct IntChunks: RandomAccessCollection, Sendable {
             func offsets<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) -> Bool {
                 packed.withUnsafeBytes { raw in
                     for j in first...last {
-                        let offset = raw.load(fromByteOffset: j &* MemoryLayout<T>.size, as: T.self)
+                        let offset = raw.loadUnaligned(fromByteOffset: j &* MemoryLayout<T>.size, as: T.self)
                         if !body(base &+ Int64(bitPattern: UInt64(offset))) { return false }
                     }
                     return true
@@ -242,15 +246,13 @@ struct IntChunks: RandomAccessCollection, Sendable {
                     // the width allows), and none wraps.
                     guard start <= Int64(T.max) - Int64(range.count - 1) else { return false }
                     return packed.withUnsafeBytes { raw in
-                        raw.withMemoryRebound(to: T.self) { offsets in
-                            var expected = T(truncatingIfNeeded: start)
-                            var misses: T = 0
-                            for j in range {
-                                misses |= offsets[j] ^ expected
-                                expected &+= 1
-                            }
-                            return misses == 0
+                        var expected = T(truncatingIfNeeded: start)
+                        var misses: T = 0
+                        for j in range {
+                            misses |= raw.loadUnaligned(fromByteOffset: j &* MemoryLayout<T>.size, as: T.self) ^ expected
+                            expected &+= 1
                         }
+                        return misses == 0
                     }
                 }
                 switch width {
@@ -361,11 +363,11 @@ struct IntChunks: RandomAccessCollection, Sendable {
                 }
             case 2:
                 packed.withUnsafeBytes { raw in
-                    for j in range { out[j &- range.lowerBound] = base &+ Int64(raw.load(fromByteOffset: j &* 2, as: UInt16.self)) }
+                    for j in range { out[j &- range.lowerBound] = base &+ Int64(raw.loadUnaligned(fromByteOffset: j &* 2, as: UInt16.self)) }
                 }
             default:
                 packed.withUnsafeBytes { raw in
-                    for j in range { out[j &- range.lowerBound] = base &+ Int64(raw.load(fromByteOffset: j &* 4, as: UInt32.self)) }
+                    for j in range { out[j &- range.lowerBound] = base &+ Int64(raw.loadUnaligned(fromByteOffset: j &* 4, as: UInt32.self)) }
                 }
             }
         }
@@ -393,8 +395,28 @@ struct IntChunks: RandomAccessCollection, Sendable {
             }
         }
 
+        /// Whether the packed bytes lie in `bytes`.
+        func sharesBytes(of bytes: UnsafeRawBufferPointer) -> Bool {
+            guard !packed.isEmpty, let start = bytes.baseAddress else { return false }
+            let address = packed.withUnsafeBytes { Int(bitPattern: $0.baseAddress) }
+            return address >= Int(bitPattern: start) && address < Int(bitPattern: start) + bytes.count
+        }
+
         /// The bytes the leaf's values take.
         var storedBytes: Int { width == 8 ? wide.count * 8 : packed.count }
+    }
+
+    /// Gives each packed leaf whose bytes lie in `bytes` (a loaded
+    /// snapshot's, adopted) a copy of its own.
+    mutating func copyLeaves(sharing bytes: UnsafeRawBufferPointer) {
+        for i in leaves.indices where leaves[i].width != 8 && leaves[i].sharesBytes(of: bytes) {
+            leaves[i].packed = Array(leaves[i].packed)[...]
+        }
+    }
+
+    /// The number of packed leaves whose bytes lie in `bytes`.
+    func leafCount(sharing bytes: UnsafeRawBufferPointer) -> Int {
+        leaves.count { $0.width != 8 && $0.sharesBytes(of: bytes) }
     }
 
     /// The leaves in order; all are full but the last, and only full

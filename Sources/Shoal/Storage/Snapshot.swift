@@ -117,4 +117,21 @@ struct Snapshot: Sendable {
             table.pointee.backlinks[key.slot].compactMap { $0.origin == origin && $0.property == property ? $0.key : nil }
         }
     }
+
+    /// Gives each packed integer leaf whose bytes lie in `bytes` (a loaded
+    /// snapshot's, adopted) a copy of its own, so that `bytes` can be freed.
+    mutating func copyLeaves(sharing bytes: [UInt8]) {
+        bytes.withUnsafeBytes { bytes in
+            for t in tables.indices {
+                for p in tables[t].scalars.indices { tables[t].scalars[p].copyLeaves(sharing: bytes) }
+            }
+        }
+    }
+
+    /// The number of packed integer leaves whose bytes lie in `bytes`.
+    func leafCount(sharing bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBytes { bytes in
+            tables.reduce(0) { $0 + $1.scalars.reduce(0) { $0 + $1.ints.leafCount(sharing: bytes) } }
+        }
+    }
 }

@@ -407,4 +407,47 @@ import Testing
         #expect(leaf.bytes.leaves.count == 1 && leaf.bytes.leaves[0].isShort)
         #expect((0..<strings.count).allSatisfy { leaf[$0] == .string(strings[$0]) })
     }
+
+    @Test("a snapshot made mostly of packed integers keeps their leaves where they lie in its bytes, read and written as copies are; one made mostly of strings copies them out", arguments: [false, true])
+    func adoptedLeaves(ahead: Bool) throws {
+        let realm = try makeRealm(types: [Person.self, Dog.self])
+        try realm.write {
+            for i in 0..<20_000 { realm.create(Dog.self, value: ["id": i, "name": "", "age": i % 90, "breed": ""]) }
+        }
+        let snapshot = realm.instance.coordinator.latest
+        let bytes = SnapshotCodec.encode(snapshot)
+        let restored = try SnapshotCodec.decode(bytes, formatVersion: LogFormat.version, decodeAheadFrom: ahead ? 0 : .max)
+        #expect(restored.hasSameContents(as: snapshot) && restored.invariantViolation() == nil)
+        let dogs = try #require(snapshot.schema.tableByName["Dog"])
+        let age = try #require(snapshot.schema[dogs].indexByName["age"])
+        let ids = try #require(snapshot.schema[dogs].indexByName["id"])
+        // Ids and ages, every full leaf of each (four of five).
+        #expect(restored.leafCount(sharing: bytes) == 8)
+        // A write to an adopted leaf copies it: the bytes, and the snapshot
+        // loaded, keep their values.
+        var written = restored
+        written.apply(.set(dogs, ObjectKey(5), property: age, .int(1_000)))
+        written.apply(.set(dogs, ObjectKey(4_100), property: age, .int(7)))
+        #expect(written.tables[dogs.index].scalars[age].ints[5] == 1_000 && written.tables[dogs.index].scalars[age].ints[4_100] == 7)
+        #expect(restored.tables[dogs.index].scalars[age].ints[5] == 5 && restored.tables[dogs.index].scalars[age].ints[4_100] == 4_100 % 90)
+        #expect(restored.hasSameContents(as: snapshot) && bytes == SnapshotCodec.encode(snapshot))
+        #expect(written.leafCount(sharing: bytes) == 6)
+        // Values read at every offset of an adopted leaf, whatever its
+        // bytes' alignment, and counted, compared and scanned in place.
+        let loadedIds = restored.tables[dogs.index].scalars[ids].ints
+        #expect((0..<20_000).allSatisfy { loadedIds[$0] == Int64($0) })
+        #expect(loadedIds.consecutiveFirst(0..<20_000) == 0 && loadedIds.count(equalTo: 12_345) == 1)
+        // Mostly strings: the leaves are copied out, and the bytes not kept.
+        let wordy = try makeRealm(types: [Person.self, Dog.self])
+        try wordy.write {
+            for i in 0..<20_000 { wordy.create(Dog.self, value: ["id": i, "name": "Dog number \(i) of many", "age": i % 90, "breed": ""]) }
+        }
+        let wordySnapshot = wordy.instance.coordinator.latest
+        let wordyBytes = SnapshotCodec.encode(wordySnapshot)
+        let wordyRestored = try SnapshotCodec.decode(wordyBytes, formatVersion: LogFormat.version, decodeAheadFrom: ahead ? 0 : .max)
+        #expect(wordyRestored.hasSameContents(as: wordySnapshot))
+        #expect(wordyRestored.leafCount(sharing: wordyBytes) == 0)
+        #expect(SnapshotCodec.keepsAdoptedLeaves(adopted: 75, of: 100) && !SnapshotCodec.keepsAdoptedLeaves(adopted: 74, of: 100))
+        #expect(!SnapshotCodec.keepsAdoptedLeaves(adopted: 0, of: 0))
+    }
 }
