@@ -470,7 +470,7 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
     /// does not go into an empty cell as a run (a slot with links, one
     /// link, a run too long) takes that general path after the loop,
     /// as do the later groups of its slot.
-    mutating func appendRuns(_ groups: UnsafeBufferPointer<LinkGroup>, origin: TableKey, property: Int, firstKey: Int64) {
+    mutating func appendRuns(_ groups: [LinkGroup], origin: TableKey, property: Int, firstKey: Int64) {
         let keys = { (group: LinkGroup) in (firstKey + Int64(group.objects.lowerBound))..<(firstKey + Int64(group.objects.upperBound)) }
         guard origin.rawValue <= UInt16.max, property >= 0, property <= Int(UInt16.max), firstKey >= 0 else {
             return appendAscending(groups, origin: origin, property: property, slot: \.slot, keys: keys)
@@ -488,20 +488,22 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
             leaves[l] = nil
             /// The groups left to the general path, in order.
             var general: [Int] = []
-            leaf.cells.withUnsafeMutableBufferPointer { cells in
-                var lastGeneralSlot = -1
-                for h in g..<end {
-                    let slot = groups[h].slot
-                    let i = slot &- base
-                    precondition(i >= 0 && i < cells.count, "backlink slot \(slot) out of range 0..<\(count)")
-                    let objects = groups[h].objects
-                    let n = objects.count
-                    let low = firstKey + Int64(objects.lowerBound)
-                    if slot != lastGeneralSlot, cells[i].tag == Cell.emptyTag, n >= 2, n <= Cell.maximumRun, low >= 0, low < 1 << 48 {
-                        cells[i] = Cell(tag: Cell.runTag, property: runProperty, key: Int64(n) << 48 | low)
-                    } else {
-                        general.append(h)
-                        lastGeneralSlot = slot
+            groups.withUnsafeBufferPointer { groups in
+                leaf.cells.withUnsafeMutableBufferPointer { cells in
+                    var lastGeneralSlot = -1
+                    for h in g..<end {
+                        let slot = groups[h].slot
+                        let i = slot &- base
+                        precondition(i >= 0 && i < cells.count, "backlink slot \(slot) out of range 0..<\(count)")
+                        let objects = groups[h].objects
+                        let n = objects.count
+                        let low = firstKey + Int64(objects.lowerBound)
+                        if slot != lastGeneralSlot, cells[i].tag == Cell.emptyTag, n >= 2, n <= Cell.maximumRun, low >= 0, low < 1 << 48 {
+                            cells[i] = Cell(tag: Cell.runTag, property: runProperty, key: Int64(n) << 48 | low)
+                        } else {
+                            general.append(h)
+                            lastGeneralSlot = slot
+                        }
                     }
                 }
             }

@@ -141,6 +141,15 @@ extension Snapshot {
         addBacklinks(links)
     }
 
+    /// Adds the backlinks of a run's one link column: each group's objects
+    /// (positions in the run, whose first object has key `firstKey`) link
+    /// through `property` of `origin` to the group's object of `target`.
+    /// The groups' targets must ascend, and be live. Gives the lists
+    /// ``addBacklinks(_:)`` gives for the same links.
+    mutating func addBacklinks(_ groups: [LinkGroup], target: TableKey, origin: TableKey, property: Int, firstKey: ObjectKey) {
+        tables[target.index].backlinks.appendRuns(groups, origin: origin, property: property, firstKey: firstKey.rawValue)
+    }
+
     /// Adds backlinks as `addBacklink` would one by one in this order, but
     /// grouped per target: sorted by target (and by position, so that each
     /// target gets its backlinks in the order given), each table's

@@ -200,10 +200,11 @@ struct BatchApplier {
         if linkColumns.count == 1, let typed = typedLinks[0], typed.target != t,
             !(tracksEmbedded && embeddedTables[typed.target.index])
         {
-            switch addAscendingBacklinks(typed.target, typed.keys, origin: t, property: linkColumns[0], firstKey: inserts.firstKey) {
-            case .added:
+            switch ascendingLinkGroups(typed.target, typed.keys) {
+            case .groups(let groups):
                 deferIndexing(t.index, from: inserts.firstKey.slot)
                 snapshot.appendObjects(t, columns: inserts.columns, links: [])
+                snapshot.addBacklinks(groups, target: typed.target, origin: t, property: linkColumns[0], firstKey: inserts.firstKey)
                 indexAppended(t.index)
                 return nil
             case .notLive(let link): return "link to \(link), which is not a live object"
@@ -256,91 +257,78 @@ struct BatchApplier {
         return nil
     }
 
-    /// What ``addAscendingBacklinks(_:_:origin:property:firstKey:)`` did.
-    private enum AscendingBacklinks {
-        /// The backlinks are added.
-        case added
-        /// Nothing is added: a link is to an object that is not live.
+    /// What ``ascendingLinkGroups(_:_:)`` found.
+    private enum LinkGroups {
+        /// The groups, targets ascending.
+        case groups([LinkGroup])
+        /// A link to an object that is not live.
         case notLive(Link)
-        /// Nothing is added: the targets do not ascend.
+        /// Targets that do not ascend.
         case notAscending
     }
 
-    /// Adds the backlinks of a run's link column to `target` (a key per
-    /// object, `-1` for null, the run's first object `firstKey`) when the
-    /// targets ascend and are live: as groups of consecutive objects
-    /// linking to one object, a leaf of keys at a time.
+    /// The links of a run's link column to `target` (a key per object, `-1`
+    /// for null) as groups of consecutive objects linking to one object,
+    /// when the targets ascend; checks that each target is live.
     ///
     /// Reads each leaf's runs of equal keys and their keys
-    /// (``IntChunks/Leaf/runStarts(into:values:)``, a vector pass), makes
-    /// the groups that close in it (a person's ten dogs are one run,
-    /// looked at once) and writes them into the target's backlink cells
-    /// (``BacklinkStore/appendRuns(_:origin:property:firstKey:)``) while
-    /// they are in cache. A target out of order or not live puts the
-    /// backlinks back as they were (a copy kept until then, which shares
-    /// every leaf it did not need to change) and adds nothing.
-    private mutating func addAscendingBacklinks(
-        _ target: TableKey, _ keys: IntChunks, origin: TableKey, property: Int, firstKey: ObjectKey
-    ) -> AscendingBacklinks {
+    /// (``IntChunks/Leaf/runStarts(into:values:)``, a pass with no branch
+    /// per key), then works per run: a person's ten dogs are one run,
+    /// looked at once, and written into the groups' buffer in place.
+    private func ascendingLinkGroups(_ target: TableKey, _ keys: IntChunks) -> LinkGroups {
         guard target.index < snapshot.tables.count else { return .notLive(Link(table: target, key: ObjectKey(keys.first { $0 >= 0 } ?? 0))) }
-        let ti = target.index
-        let before = snapshot.tables[ti].backlinks
-        // With no object deleted, a key is live when it is below the slot count.
-        let slotCount = Int64(snapshot.tables[ti].alive.count)
-        let liveness = snapshot.tables[ti].scanLiveness
-        let leafWidth = Swift.min(IntChunks.width, keys.count)
-        let starts = UnsafeMutablePointer<Int32>.allocate(capacity: leafWidth)
-        let runKeys = UnsafeMutablePointer<Int64>.allocate(capacity: leafWidth)
-        /// A leaf's groups that close in it (at most one per run).
-        let made = UnsafeMutablePointer<LinkGroup>.allocate(capacity: leafWidth + 1)
-        defer {
-            starts.deallocate()
-            runKeys.deallocate()
-            made.deallocate()
-        }
-        var previous: Int64 = -1
-        /// Where the open group started, if one is open.
-        var start = -1
-        var outcome = AscendingBacklinks.added
-        scan: for (n, leaf) in keys.leaves.enumerated() {
-            let leafStart = n &<< IntChunks.bits
-            let runs = leaf.runStarts(into: starts, values: runKeys)
-            var count = 0
-            for r in 0..<runs {
-                let offset = Int(starts[r])
-                let key = runKeys[r]
-                // A run of the open group's key goes on with it (a group
-                // that crosses a leaf's end).
-                if start >= 0, key == previous { continue }
-                if start >= 0 {
-                    (made + count).initialize(to: LinkGroup(slot: Int(previous), objects: start..<(leafStart &+ offset)))
-                    count &+= 1
-                    start = -1
-                }
-                guard key >= 0 else { continue }
-                // A new target: after the last, and live.
-                guard key >= previous else {
-                    outcome = .notAscending
-                    break scan
-                }
-                guard key < slotCount, liveness?[Int(key)] ?? true else {
-                    outcome = .notLive(Link(table: target, key: ObjectKey(key)))
-                    break scan
-                }
-                start = leafStart &+ offset
-                previous = key
+        return snapshot.withTable(target) { table in
+            // With no object deleted, a key is live when it is below the slot count.
+            let slotCount = Int64(table.pointee.alive.count)
+            let everyLive = table.pointee.scanLiveness == nil
+            let leafWidth = Swift.min(IntChunks.width, keys.count)
+            let starts = UnsafeMutablePointer<Int32>.allocate(capacity: leafWidth)
+            let runKeys = UnsafeMutablePointer<Int64>.allocate(capacity: leafWidth)
+            /// A leaf's groups (at most one per run), appended to `groups`
+            /// once per leaf: no uniqueness check or growth per group.
+            let made = UnsafeMutablePointer<LinkGroup>.allocate(capacity: leafWidth)
+            defer {
+                starts.deallocate()
+                runKeys.deallocate()
+                made.deallocate()
             }
-            snapshot.tables[ti].backlinks.appendRuns(UnsafeBufferPointer(start: made, count: count), origin: origin, property: property, firstKey: firstKey.rawValue)
+            var groups: [LinkGroup] = []
+            var previous: Int64 = -1
+            /// Where the open group started, if one is open.
+            var start = -1
+            for (n, leaf) in keys.leaves.enumerated() {
+                let leafStart = n &<< IntChunks.bits
+                let runs = leaf.runStarts(into: starts, values: runKeys)
+                // As many groups per leaf as the first has, most likely.
+                if n == 0 { groups.reserveCapacity(runs &* keys.leaves.count &+ 1) }
+                var count = 0
+                for r in 0..<runs {
+                    let offset = Int(starts[r])
+                    let key = runKeys[r]
+                    // A run of the open group's key goes on with it (a
+                    // group that crosses a leaf's end).
+                    if start >= 0, key == previous { continue }
+                    if start >= 0 {
+                        // (A group closes at a run's start after the
+                        // first, so a leaf closes at most `runs` of them.)
+                        (made + count).initialize(to: LinkGroup(slot: Int(previous), objects: start..<(leafStart &+ offset)))
+                        count &+= 1
+                        start = -1
+                    }
+                    guard key >= 0 else { continue }
+                    // A new target: after the last, and live.
+                    guard key >= previous else { return .notAscending }
+                    guard key < slotCount, everyLive || table.pointee.alive[Int(key)] else {
+                        return .notLive(Link(table: target, key: ObjectKey(key)))
+                    }
+                    start = leafStart &+ offset
+                    previous = key
+                }
+                groups.append(contentsOf: UnsafeBufferPointer(start: made, count: count))
+            }
+            if start >= 0 { groups.append(LinkGroup(slot: Int(previous), objects: start..<keys.count)) }
+            return .groups(groups)
         }
-        guard case .added = outcome else {
-            snapshot.tables[ti].backlinks = before
-            return outcome
-        }
-        if start >= 0 {
-            made.initialize(to: LinkGroup(slot: Int(previous), objects: start..<keys.count))
-            snapshot.tables[ti].backlinks.appendRuns(UnsafeBufferPointer(start: made, count: 1), origin: origin, property: property, firstKey: firstKey.rawValue)
-        }
-        return .added
     }
 
     /// Notes that objects from slot `start` of table `t` are being appended

@@ -180,7 +180,7 @@ import Testing
             store.appendEmpty(3_000)
             store.modify(4) { $0.append(Backlink(origin: origin, property: 5, key: ObjectKey(0))) }
             var expected = store
-            groups.withUnsafeBufferPointer { store.appendRuns($0, origin: origin, property: 5, firstKey: firstKey) }
+            store.appendRuns(groups, origin: origin, property: 5, firstKey: firstKey)
             expected.appendAscending(groups, origin: origin, property: 5, slot: \.slot) {
                 (firstKey + Int64($0.objects.lowerBound))..<(firstKey + Int64($0.objects.upperBound))
             }
@@ -190,11 +190,11 @@ import Testing
         // Runs of objects, in cells: no overflow.
         var store = BacklinkStore()
         store.appendEmpty(3_000)
-        cases[0].groups.map { LinkGroup(slot: $0.0, objects: $0.1..<($0.1 + $0.2)) }.withUnsafeBufferPointer { store.appendRuns($0, origin: origin, property: 5, firstKey: 0) }
+        store.appendRuns(cases[0].groups.map { LinkGroup(slot: $0.0, objects: $0.1..<($0.1 + $0.2)) }, origin: origin, property: 5, firstKey: 0)
         #expect(store.overflowCount == 0 && store.totalLinkCount == 1_000)
         #expect(Array(store[30]) == (10..<20).map { Backlink(origin: origin, property: 5, key: ObjectKey(Int64($0))) })
         // A property or origin past 16 bits takes the general path.
-        [LinkGroup(slot: 31, objects: 0..<3)].withUnsafeBufferPointer { store.appendRuns($0, origin: origin, property: 70_000, firstKey: 0) }
+        store.appendRuns([LinkGroup(slot: 31, objects: 0..<3)], origin: origin, property: 70_000, firstKey: 0)
         #expect(store.overflowCount == 1 && store[31].allSatisfy { $0.property == 70_000 } && store.linkCount(31) == 3)
     }
 
@@ -260,7 +260,7 @@ import Testing
                     let groups = zip(items, keys).map { slot, keys in
                         LinkGroup(slot: slot, objects: Int(keys.lowerBound - firstKey)..<Int(keys.upperBound - firstKey))
                     }
-                    groups.withUnsafeBufferPointer { store.appendRuns($0, origin: origin, property: 4, firstKey: firstKey) }
+                    store.appendRuns(groups, origin: origin, property: 4, firstKey: firstKey)
                 }
                 for (slot, added) in zip(items, keys) {
                     model[slot] += added.map { Backlink(origin: origin, property: 4, key: ObjectKey($0)) }
