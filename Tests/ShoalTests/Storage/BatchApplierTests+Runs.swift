@@ -324,10 +324,20 @@ import Testing
         for deleted: Int? in [nil, people + 5] {
             try Self.expectOneByOneBacklinks(owners: owners, people: people + 10, deleting: deleted, checking: [0, 1, people / 2, people - 1])
         }
-        // A deleted person linked from the second leaf: refused, naming it.
-        let (base, run, _, _, _) = try Self.setUp(owners: owners, people: people, deleting: people / 2)
+        // A deleted person linked from the second leaf: refused, naming it,
+        // with none of the first leaf's backlinks left behind.
+        let (base, run, dogs, peopleTable, _) = try Self.setUp(owners: owners, people: people, deleting: people / 2)
         var batch = BatchApplier(base)
         #expect(batch.apply(run)?.contains("which is not a live object") == true)
+        #expect(batch.snapshot.tables[dogs.index].alive.count == 0)
+        let unlinked = batch.snapshot.tables[peopleTable.index].backlinks.allSatisfy { $0.isEmpty }
+        #expect(unlinked)
+        // Targets that ascend through the first leaf and then go back: the
+        // groups added are taken back, and the objects one by one give
+        // each person its dogs once, in order.
+        var back = owners
+        back[width + 50] = 1
+        try Self.expectOneByOneBacklinks(owners: back, people: people + 10, deleting: nil, checking: [0, 1, 2, people / 2, people - 1])
     }
 
     @Test("a run's link column to an object that is not live, ascending or not, is refused with the link, and nothing of it is applied")
