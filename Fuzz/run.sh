@@ -42,6 +42,7 @@ build() {
             -Xcc -fmodule-map-file="$ROOT/Sources/CLZ4/module.modulemap" \
             -Xcc -fmodule-map-file="$ROOT/Sources/CXXHash/module.modulemap" \
             -Xcc -fmodule-map-file="$ROOT/Sources/CSwiftRuntime/module.modulemap" \
+            -Xcc -fmodule-map-file="$ROOT/Sources/CShoalScan/module.modulemap" \
             "$ROOT/Fuzz/Support/FuzzSupport.swift" "$source" "${objects[@]}" \
             -llz4 -lxxhash -o "$BIN/$target" 2> >(grep -v "Cannot export local symbol" >&2)
     done

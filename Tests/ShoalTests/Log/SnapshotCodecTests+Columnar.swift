@@ -410,14 +410,20 @@ import Testing
 
     @Test("a snapshot made mostly of packed integers keeps their leaves where they lie in its bytes, read and written as copies are; one made mostly of strings copies them out", arguments: [false, true])
     func adoptedLeaves(ahead: Bool) throws {
-        let realm = try makeRealm(types: [Person.self, Dog.self])
-        try realm.write {
-            for i in 0..<20_000 { realm.create(Dog.self, value: ["id": i, "name": "", "age": i % 90, "breed": ""]) }
+        /// 20,000 dogs named by `name`, their snapshot's bytes, and the
+        /// snapshot those load to.
+        func loaded(name: (Int) -> String) throws -> (snapshot: Snapshot, bytes: [UInt8], restored: Snapshot) {
+            let realm = try makeRealm(types: [Person.self, Dog.self])
+            try realm.write {
+                for i in 0..<20_000 { realm.create(Dog.self, value: ["id": i, "name": name(i), "age": i % 90, "breed": ""]) }
+            }
+            let snapshot = realm.instance.coordinator.latest
+            let bytes = SnapshotCodec.encode(snapshot)
+            let restored = try SnapshotCodec.decode(bytes, formatVersion: LogFormat.version, decodeAheadFrom: ahead ? 0 : .max)
+            #expect(restored.hasSameContents(as: snapshot) && restored.invariantViolation() == nil)
+            return (snapshot, bytes, restored)
         }
-        let snapshot = realm.instance.coordinator.latest
-        let bytes = SnapshotCodec.encode(snapshot)
-        let restored = try SnapshotCodec.decode(bytes, formatVersion: LogFormat.version, decodeAheadFrom: ahead ? 0 : .max)
-        #expect(restored.hasSameContents(as: snapshot) && restored.invariantViolation() == nil)
+        let (snapshot, bytes, restored) = try loaded { _ in "" }
         let dogs = try #require(snapshot.schema.tableByName["Dog"])
         let age = try #require(snapshot.schema[dogs].indexByName["age"])
         let ids = try #require(snapshot.schema[dogs].indexByName["id"])
@@ -438,15 +444,8 @@ import Testing
         #expect((0..<20_000).allSatisfy { loadedIds[$0] == Int64($0) })
         #expect(loadedIds.consecutiveFirst(0..<20_000) == 0 && loadedIds.count(equalTo: 12_345) == 1)
         // Mostly strings: the leaves are copied out, and the bytes not kept.
-        let wordy = try makeRealm(types: [Person.self, Dog.self])
-        try wordy.write {
-            for i in 0..<20_000 { wordy.create(Dog.self, value: ["id": i, "name": "Dog number \(i) of many", "age": i % 90, "breed": ""]) }
-        }
-        let wordySnapshot = wordy.instance.coordinator.latest
-        let wordyBytes = SnapshotCodec.encode(wordySnapshot)
-        let wordyRestored = try SnapshotCodec.decode(wordyBytes, formatVersion: LogFormat.version, decodeAheadFrom: ahead ? 0 : .max)
-        #expect(wordyRestored.hasSameContents(as: wordySnapshot))
-        #expect(wordyRestored.leafCount(sharing: wordyBytes) == 0)
+        let wordy = try loaded { "Dog number \($0) of many" }
+        #expect(wordy.restored.leafCount(sharing: wordy.bytes) == 0)
         #expect(SnapshotCodec.keepsAdoptedLeaves(adopted: 75, of: 100) && !SnapshotCodec.keepsAdoptedLeaves(adopted: 74, of: 100))
         #expect(!SnapshotCodec.keepsAdoptedLeaves(adopted: 0, of: 0))
     }
