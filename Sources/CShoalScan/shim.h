@@ -49,8 +49,22 @@ static inline intptr_t shoal_run_starts(const uint8_t *bytes, intptr_t count, in
         }
     }
 #endif
-    for (; j < count; j++) {
-        if (memcmp(bytes + j * width, bytes + (j - 1) * width, (size_t)width) != 0) starts[runs++] = (int32_t)j;
+    // The rest (all of it without SSE2), typed by the width, with no branch
+    // per value: every index is written, and kept where a run starts.
+#define SHOAL_RUN_STARTS_TAIL(T)                                  \
+    for (; j < count; j++) {                                      \
+        T current, previous;                                      \
+        memcpy(&current, bytes + j * sizeof(T), sizeof(T));       \
+        memcpy(&previous, bytes + (j - 1) * sizeof(T), sizeof(T)); \
+        starts[runs] = (int32_t)j;                                \
+        runs += current != previous;                              \
     }
+    switch (width) {
+    case 1: SHOAL_RUN_STARTS_TAIL(uint8_t) break;
+    case 2: SHOAL_RUN_STARTS_TAIL(uint16_t) break;
+    case 4: SHOAL_RUN_STARTS_TAIL(uint32_t) break;
+    default: SHOAL_RUN_STARTS_TAIL(uint64_t) break;
+    }
+#undef SHOAL_RUN_STARTS_TAIL
     return runs;
 }

@@ -65,8 +65,6 @@ struct ByteReader {
     /// ``bytes`` rather than copied (a loaded snapshot's; see
     /// ``SnapshotCodec/keepsAdoptedLeaves(adopted:of:)``).
     var adoptsLeaves = false
-    /// The bytes of the leaves adopted so far.
-    var adoptedBytes = 0
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 

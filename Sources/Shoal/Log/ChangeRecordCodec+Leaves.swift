@@ -208,7 +208,6 @@ extension ChangeRecordCodec {
         #if _endian(little)
             // Adopted where they lie: a slice of the payload, with no copy.
             if r.adoptsLeaves {
-                r.adoptedBytes += range.count
                 return IntChunks.Leaf(packed: r.bytes[range], width: width, base: base, count: count)
             }
         #endif

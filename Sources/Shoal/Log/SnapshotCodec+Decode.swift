@@ -23,8 +23,6 @@ extension SnapshotCodec {
         /// Links set after the tables, with the offsets of their runs.
         var deferred: [(offset: Int, op: ChangeOp)] = []
         var afterTables = r.offset
-        /// The bytes of the packed leaves adopted in `bytes`.
-        var adopted = 0
         var failure: DecodingFailure?
         let apply = { (event: TableEvent) -> Bool in
             switch event {
@@ -37,9 +35,8 @@ extension SnapshotCodec {
                 }
             case .tableEnd(let t, let deadSlots):
                 batch.appendDeadSlots(t, count: deadSlots)
-            case .end(let offset, let adoptedBytes):
+            case .end(let offset):
                 afterTables = offset
-                adopted = adoptedBytes
             }
             return true
         }
@@ -61,9 +58,14 @@ extension SnapshotCodec {
             if let problem = batch.apply(op) { throw DecodingFailure(offset: offset, reason: problem) }
         }
         for t in 0..<classCount { try decodeCollections(&r, table: t, into: &batch) }
+        // Counted as the tables hold them (a run appended off a leaf's
+        // boundary was copied), and copied out, if so, before the secondary
+        // index builds are handed the tables.
+        if !keepsAdoptedLeaves(adopted: batch.snapshot.leafBytes(sharing: bytes), of: bytes.count) {
+            batch.copyLeaves(sharing: bytes)
+        }
         if let problem = batch.finish() { throw r.fail(problem) }
         var snapshot = batch.snapshot
-        if !keepsAdoptedLeaves(adopted: adopted, of: bytes.count) { snapshot.copyLeaves(sharing: bytes) }
         for t in 0..<classCount { try decodeBacklinks(&r, table: t, into: &snapshot) }
         guard r.isAtEnd else { throw r.fail("\(bytes.count - r.offset) bytes left after the backlinks") }
         snapshot.version = version
@@ -71,8 +73,8 @@ extension SnapshotCodec {
     }
 
     /// Whether a loaded snapshot keeps the packed leaves it adopted in its
-    /// decompressed bytes, which they then keep in memory whole: when they
-    /// make up at least three quarters of them, so that what is kept and
+    /// decompressed bytes, which they then keep in memory whole: when the
+    /// leaves its tables hold there make up at least three quarters of them, so that what is kept and
     /// not theirs (strings, collections, the schema) is at most a third
     /// of what they would take copied. Otherwise they are copied out
     /// (``Snapshot/copyLeaves(sharing:)``) and the bytes freed.
@@ -88,8 +90,8 @@ extension SnapshotCodec {
         case run(offset: Int, skip: Int, InsertColumns, later: [ChangeOp])
         /// The deleted slots after a table's last run.
         case tableEnd(TableKey, deadSlots: Int)
-        /// Where the tables end, and the bytes of the leaves adopted.
-        case end(offset: Int, adopted: Int)
+        /// Where the tables end.
+        case end(offset: Int)
 
         /// Whether it should be handed over without waiting for a batch.
         var isLarge: Bool {
@@ -166,7 +168,7 @@ extension SnapshotCodec {
             guard emit(.tableEnd(TableKey(t), deadSlots: slotCount - end)) else { return }
             complete[t] = true
         }
-        _ = emit(.end(offset: r.offset, adopted: r.adoptedBytes))
+        _ = emit(.end(offset: r.offset))
     }
 
     /// Takes out of `run` the links whose targets are not in yet, handing

@@ -419,6 +419,11 @@ struct IntChunks: RandomAccessCollection, Sendable {
         leaves.count { $0.width != 8 && $0.sharesBytes(of: bytes) }
     }
 
+    /// The bytes of the packed leaves whose bytes lie in `bytes`.
+    func leafBytes(sharing bytes: UnsafeRawBufferPointer) -> Int {
+        leaves.reduce(0) { $0 + ($1.width != 8 && $1.sharesBytes(of: bytes) ? $1.storedBytes : 0) }
+    }
+
     /// The leaves in order; all are full but the last, and only full
     /// leaves are packed.
     private(set) var leaves: [Leaf] = []

@@ -409,6 +409,14 @@ struct BatchApplier {
         snapshot.tables[t.index].appendSlots(count, alive: false)
     }
 
+    /// Gives each packed integer leaf of ``snapshot`` whose bytes lie in
+    /// `bytes` (a loaded snapshot's, adopted) a copy of its own
+    /// (``Snapshot/copyLeaves(sharing:)``), before ``finish()`` hands the
+    /// tables to the secondary index builds.
+    mutating func copyLeaves(sharing bytes: [UInt8]) {
+        snapshot.copyLeaves(sharing: bytes)
+    }
+
     /// Indexes what is pending, completing ``snapshot``.
     ///
     /// - Returns: why the batch cannot be completed (a duplicate primary

@@ -134,4 +134,11 @@ struct Snapshot: Sendable {
             tables.reduce(0) { $0 + $1.scalars.reduce(0) { $0 + $1.ints.leafCount(sharing: bytes) } }
         }
     }
+
+    /// The bytes of the packed integer leaves whose bytes lie in `bytes`.
+    func leafBytes(sharing bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBytes { bytes in
+            tables.reduce(0) { $0 + $1.scalars.reduce(0) { $0 + $1.ints.leafBytes(sharing: bytes) } }
+        }
+    }
 }

@@ -412,18 +412,22 @@ import Testing
     func adoptedLeaves(ahead: Bool) throws {
         /// 20,000 dogs named by `name`, their snapshot's bytes, and the
         /// snapshot those load to.
-        func loaded(name: (Int) -> String) throws -> (snapshot: Snapshot, bytes: [UInt8], restored: Snapshot) {
+        /// With `probing`, also whether nothing but the caller's array held
+        /// the bytes right after loading, before any index was read (its
+        /// build waited for); the probe copies the bytes when something did.
+        func loaded(probing: Bool = false, name: (Int) -> String) throws -> (snapshot: Snapshot, bytes: [UInt8], restored: Snapshot, alone: Bool) {
             let realm = try makeRealm(types: [Person.self, Dog.self])
             try realm.write {
                 for i in 0..<20_000 { realm.create(Dog.self, value: ["id": i, "name": name(i), "age": i % 90, "breed": ""]) }
             }
             let snapshot = realm.instance.coordinator.latest
-            let bytes = SnapshotCodec.encode(snapshot)
+            var bytes = SnapshotCodec.encode(snapshot)
             let restored = try SnapshotCodec.decode(bytes, formatVersion: LogFormat.version, decodeAheadFrom: ahead ? 0 : .max)
+            let alone = probing && Self.isOnlyReference(&bytes)
             #expect(restored.hasSameContents(as: snapshot) && restored.invariantViolation() == nil)
-            return (snapshot, bytes, restored)
+            return (snapshot, bytes, restored, alone)
         }
-        let (snapshot, bytes, restored) = try loaded { _ in "" }
+        let (snapshot, bytes, restored, _) = try loaded { _ in "" }
         let dogs = try #require(snapshot.schema.tableByName["Dog"])
         let age = try #require(snapshot.schema[dogs].indexByName["age"])
         let ids = try #require(snapshot.schema[dogs].indexByName["id"])
@@ -444,9 +448,37 @@ import Testing
         #expect((0..<20_000).allSatisfy { loadedIds[$0] == Int64($0) })
         #expect(loadedIds.consecutiveFirst(0..<20_000) == 0 && loadedIds.count(equalTo: 12_345) == 1)
         // Mostly strings: the leaves are copied out, and the bytes not kept.
-        let wordy = try loaded { "Dog number \($0) of many" }
+        let wordy = try loaded(probing: true) { "Dog number \($0) of many" }
         #expect(wordy.restored.leafCount(sharing: wordy.bytes) == 0)
+        // Nothing keeps the bytes then, not even the age index's build,
+        // which was handed the table once its leaves were copied out.
+        #expect(wordy.alone)
         #expect(SnapshotCodec.keepsAdoptedLeaves(adopted: 75, of: 100) && !SnapshotCodec.keepsAdoptedLeaves(adopted: 74, of: 100))
         #expect(!SnapshotCodec.keepsAdoptedLeaves(adopted: 0, of: 0))
+    }
+
+    /// Whether nothing but `bytes` holds its storage: a write then does not copy it.
+    static func isOnlyReference(_ bytes: inout [UInt8]) -> Bool {
+        let before = bytes.withUnsafeBufferPointer { $0.baseAddress }
+        bytes.withUnsafeMutableBufferPointer { _ in }
+        return bytes.withUnsafeBufferPointer { $0.baseAddress } == before
+    }
+
+    @Test("the leaves a snapshot is judged by are those its tables hold: runs appended off a leaf's boundary (after a deleted object) are copied, and do not count", arguments: [false, true])
+    func adoptionCountsWhatTablesHold(ahead: Bool) throws {
+        let realm = try makeRealm(types: [Person.self, Dog.self])
+        try realm.write {
+            for i in 0..<8_192 { realm.create(Person.self, value: ["id": i, "name": "", "city": ""]) }
+            for i in 0..<30_000 { realm.create(Dog.self, value: ["id": i, "name": "", "age": i % 90, "breed": ""]) }
+            realm.delete(realm.object(ofType: Dog.self, forPrimaryKey: 0)!)
+        }
+        let snapshot = realm.instance.coordinator.latest
+        var bytes = SnapshotCodec.encode(snapshot)
+        let restored = try SnapshotCodec.decode(bytes, formatVersion: LogFormat.version, decodeAheadFrom: ahead ? 0 : .max)
+        #expect(Self.isOnlyReference(&bytes))
+        #expect(restored.hasSameContents(as: snapshot) && restored.invariantViolation() == nil)
+        // The people's id leaves alone would have stayed in place: too few
+        // of the bytes to keep them all.
+        #expect(restored.leafCount(sharing: bytes) == 0)
     }
 }

@@ -173,6 +173,49 @@ import Testing
         }
     }
 
+    @Test("a packed leaf whose bytes lie at an odd address (a slice of a loaded snapshot's bytes) reads, counts, scans and writes as an aligned one does", arguments: [1, 2, 4])
+    func unalignedLeaves(width: Int) {
+        let count = 131  // past two 64-byte blocks at every width
+        let base: Int64 = -3
+        let span = width == 1 ? 250 : 60_000
+        let values: [Int64] = (0..<count).map { i -> Int64 in
+            let offset = (i / 3 * 7 + (i == 5 ? 1 : 0)) % span
+            return base + Int64(offset)
+        }
+        var bytes: [UInt8] = [0xAA]
+        for v in values {
+            let offset = UInt64(v - base)
+            for b in 0..<width { bytes.append(UInt8(truncatingIfNeeded: offset >> (8 * UInt64(b)))) }
+        }
+        let slice = bytes[1...]
+        #expect(slice.withUnsafeBytes { Int(bitPattern: $0.baseAddress) } % 2 == 1 || width == 1)
+        var leaf = IntChunks.Leaf(packed: slice, width: width, base: base, count: count)
+        #expect((0..<count).allSatisfy { leaf.value($0) == values[$0] })
+        var seen: [Int64] = []
+        #expect(leaf.forEach(from: 2, through: count - 1) { seen.append($0); return true })
+        #expect(seen == Array(values[2...]))
+        #expect(leaf.bounds! == (values.min()!, values.max()!))
+        #expect(leaf.count(equalTo: values[9]) == values.count { $0 == values[9] })
+        #expect(leaf.negativeLeast == values.min()!)
+        #expect(leaf.countsUp(0..<1, from: values[0]) && !leaf.countsUp(0..<3, from: values[0]))
+        var copied = [Int64](repeating: 0, count: count - 1)
+        copied.withUnsafeMutableBufferPointer { leaf.copyValues(1..<count, to: $0.baseAddress!) }
+        #expect(copied == Array(values[1...]))
+        var scratch = ContiguousArray<Int64>()
+        #expect(leaf.withValues(scratch: &scratch) { Array($0) } == values)
+        var starts = [Int32](repeating: -1, count: count)
+        var runValues = [Int64](repeating: -1, count: count)
+        let runs = starts.withUnsafeMutableBufferPointer { starts in
+            runValues.withUnsafeMutableBufferPointer { leaf.runStarts(into: starts.baseAddress!, values: $0.baseAddress!) }
+        }
+        let expected = values.indices.filter { $0 == 0 || values[$0] != values[$0 - 1] }.map { Int32($0) }
+        #expect(Array(starts.prefix(runs)) == expected && Array(runValues.prefix(runs)) == expected.map { values[Int($0)] })
+        // A write lands in the leaf's own copy; the bytes it was read from keep theirs.
+        leaf.set(7, base + 1)
+        #expect(leaf.value(7) == base + 1 && leaf.value(8) == values[8])
+        #expect(bytes[1...] == slice && IntChunks.Leaf(packed: slice, width: width, base: base, count: count).value(7) == values[7])
+    }
+
     @Test("values counting up by one are found consecutive across packed and open leaves, to Int64's end; a gap, a repeat or a descent anywhere is not")
     func consecutive() {
         let n = Self.width
