@@ -472,10 +472,6 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
     /// as do the later groups of its slot.
     mutating func appendRuns(_ groups: [LinkGroup], origin: TableKey, property: Int, firstKey: Int64) {
         let keys = { (group: LinkGroup) in (firstKey + Int64(group.objects.lowerBound))..<(firstKey + Int64(group.objects.upperBound)) }
-        guard origin.rawValue <= UInt16.max, property >= 0, property <= Int(UInt16.max), firstKey >= 0 else {
-            return appendAscending(groups, origin: origin, property: property, slot: \.slot, keys: keys)
-        }
-        let runProperty = origin.rawValue << 16 | UInt32(property)
         var g = 0
         while g < groups.count {
             let first = groups[g].slot
@@ -496,10 +492,10 @@ struct BacklinkStore: RandomAccessCollection, Sendable {
                         let i = slot &- base
                         precondition(i >= 0 && i < cells.count, "backlink slot \(slot) out of range 0..<\(count)")
                         let objects = groups[h].objects
-                        let n = objects.count
-                        let low = firstKey + Int64(objects.lowerBound)
-                        if slot != lastGeneralSlot, cells[i].tag == Cell.emptyTag, n >= 2, n <= Cell.maximumRun, low >= 0, low < 1 << 48 {
-                            cells[i] = Cell(tag: Cell.runTag, property: runProperty, key: Int64(n) << 48 | low)
+                        if slot != lastGeneralSlot, cells[i].tag == Cell.emptyTag,
+                            let run = Cell.run(origin: origin, property: property, first: firstKey + Int64(objects.lowerBound), count: objects.count)
+                        {
+                            cells[i] = run
                         } else {
                             general.append(h)
                             lastGeneralSlot = slot
