@@ -61,7 +61,7 @@ extension SnapshotCodec {
         // Counted as the tables hold them (a run appended off a leaf's
         // boundary was copied), and copied out, if so, before the secondary
         // index builds are handed the tables.
-        if !keepsAdoptedLeaves(adopted: batch.snapshot.leafBytes(sharing: bytes), of: bytes.count) {
+        if !keepsAdoptedLeaves(adopted: batch.snapshot.leaves(sharing: bytes).bytes, of: bytes.count) {
             batch.copyLeaves(sharing: bytes)
         }
         if let problem = batch.finish() { throw r.fail(problem) }

@@ -414,14 +414,15 @@ struct IntChunks: RandomAccessCollection, Sendable {
         }
     }
 
-    /// The number of packed leaves whose bytes lie in `bytes`.
-    func leafCount(sharing bytes: UnsafeRawBufferPointer) -> Int {
-        leaves.count { $0.width != 8 && $0.sharesBytes(of: bytes) }
-    }
-
-    /// The bytes of the packed leaves whose bytes lie in `bytes`.
-    func leafBytes(sharing bytes: UnsafeRawBufferPointer) -> Int {
-        leaves.reduce(0) { $0 + ($1.width != 8 && $1.sharesBytes(of: bytes) ? $1.storedBytes : 0) }
+    /// The packed leaves whose bytes lie in `bytes`: how many, and the
+    /// bytes their values take.
+    func leaves(sharing bytes: UnsafeRawBufferPointer) -> (count: Int, bytes: Int) {
+        var shared = (count: 0, bytes: 0)
+        for leaf in leaves where leaf.width != 8 && leaf.sharesBytes(of: bytes) {
+            shared.count += 1
+            shared.bytes += leaf.storedBytes
+        }
+        return shared
     }
 
     /// The leaves in order; all are full but the last, and only full

@@ -128,17 +128,19 @@ struct Snapshot: Sendable {
         }
     }
 
-    /// The number of packed integer leaves whose bytes lie in `bytes`.
-    func leafCount(sharing bytes: [UInt8]) -> Int {
+    /// The packed integer leaves whose bytes lie in `bytes`: how many, and
+    /// the bytes their values take.
+    func leaves(sharing bytes: [UInt8]) -> (count: Int, bytes: Int) {
         bytes.withUnsafeBytes { bytes in
-            tables.reduce(0) { $0 + $1.scalars.reduce(0) { $0 + $1.ints.leafCount(sharing: bytes) } }
-        }
-    }
-
-    /// The bytes of the packed integer leaves whose bytes lie in `bytes`.
-    func leafBytes(sharing bytes: [UInt8]) -> Int {
-        bytes.withUnsafeBytes { bytes in
-            tables.reduce(0) { $0 + $1.scalars.reduce(0) { $0 + $1.ints.leafBytes(sharing: bytes) } }
+            var shared = (count: 0, bytes: 0)
+            for table in tables {
+                for column in table.scalars {
+                    let leaves = column.ints.leaves(sharing: bytes)
+                    shared.count += leaves.count
+                    shared.bytes += leaves.bytes
+                }
+            }
+            return shared
         }
     }
 }

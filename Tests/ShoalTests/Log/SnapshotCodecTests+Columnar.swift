@@ -432,7 +432,7 @@ import Testing
         let age = try #require(snapshot.schema[dogs].indexByName["age"])
         let ids = try #require(snapshot.schema[dogs].indexByName["id"])
         // Ids and ages, every full leaf of each (four of five).
-        #expect(restored.leafCount(sharing: bytes) == 8)
+        #expect(restored.leaves(sharing: bytes).count == 8)
         // A write to an adopted leaf copies it: the bytes, and the snapshot
         // loaded, keep their values.
         var written = restored
@@ -441,7 +441,7 @@ import Testing
         #expect(written.tables[dogs.index].scalars[age].ints[5] == 1_000 && written.tables[dogs.index].scalars[age].ints[4_100] == 7)
         #expect(restored.tables[dogs.index].scalars[age].ints[5] == 5 && restored.tables[dogs.index].scalars[age].ints[4_100] == 4_100 % 90)
         #expect(restored.hasSameContents(as: snapshot) && bytes == SnapshotCodec.encode(snapshot))
-        #expect(written.leafCount(sharing: bytes) == 6)
+        #expect(written.leaves(sharing: bytes).count == 6)
         // Values read at every offset of an adopted leaf, whatever its
         // bytes' alignment, and counted, compared and scanned in place.
         let loadedIds = restored.tables[dogs.index].scalars[ids].ints
@@ -449,7 +449,7 @@ import Testing
         #expect(loadedIds.consecutiveFirst(0..<20_000) == 0 && loadedIds.count(equalTo: 12_345) == 1)
         // Mostly strings: the leaves are copied out, and the bytes not kept.
         let wordy = try loaded(probing: true) { "Dog number \($0) of many" }
-        #expect(wordy.restored.leafCount(sharing: wordy.bytes) == 0)
+        #expect(wordy.restored.leaves(sharing: wordy.bytes).count == 0)
         // Nothing keeps the bytes then, not even the age index's build,
         // which was handed the table once its leaves were copied out.
         #expect(wordy.alone)
@@ -479,6 +479,6 @@ import Testing
         #expect(restored.hasSameContents(as: snapshot) && restored.invariantViolation() == nil)
         // The people's id leaves alone would have stayed in place: too few
         // of the bytes to keep them all.
-        #expect(restored.leafCount(sharing: bytes) == 0)
+        #expect(restored.leaves(sharing: bytes).count == 0)
     }
 }
