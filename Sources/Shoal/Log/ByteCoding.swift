@@ -65,8 +65,43 @@ struct ByteReader {
     /// ``bytes`` rather than copied (a loaded snapshot's; see
     /// ``SnapshotCodec/keepsAdoptedLeaves(adopted:of:)``).
     var adoptsLeaves = false
+    /// The bytes are still being decompressed into ``bytes`` (a large
+    /// snapshot loading, ``ProgressivePayload``): only those before
+    /// ``limit`` may be read, and a read past it waits for more.
+    let progress: ProgressivePayload?
+    /// The end of the bytes known to be there: every byte read lies
+    /// before it. The whole payload unless ``progress`` fills it.
+    private(set) var limit: Int
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        progress = nil
+        limit = bytes.count
+    }
+
+    /// A reader of `progress`'s payload, which is read as it is decompressed.
+    init(_ progress: ProgressivePayload) {
+        bytes = progress.bytes
+        self.progress = progress
+        limit = progress.readyBytes
+    }
+
+    /// Whether the `n` bytes from ``offset`` are there (waiting, while the
+    /// payload is decompressed, until they are or cannot be): what every
+    /// read checks first.
+    @inline(__always)
+    mutating func has(_ n: Int) -> Bool {
+        n <= limit &- offset || waitFor(n)
+    }
+
+    /// ``has(_:)`` past ``limit``: waits for the payload to reach the
+    /// bytes, or to stop short of them (the end, or a chunk that fails).
+    @inline(never)
+    private mutating func waitFor(_ n: Int) -> Bool {
+        guard let progress, limit < bytes.count, n >= 0 else { return false }
+        limit = progress.waitForBytes(upTo: offset + min(n, bytes.count - offset))
+        return n <= limit &- offset
+    }
 
     var isAtEnd: Bool { offset == bytes.count }
     /// The bytes not read yet: the most of anything that takes a byte each.
@@ -82,14 +117,19 @@ struct ByteReader {
     func fail(_ reason: String) -> DecodingFailure { DecodingFailure(offset: offset, reason: reason) }
 
     mutating func byte() throws(DecodingFailure) -> UInt8 {
-        guard offset < bytes.count else { throw fail("unexpected end of payload") }
+        guard has(1) else { throw fail("unexpected end of payload") }
         defer { offset += 1 }
         return bytes[offset]
     }
 
+    /// The next byte, not stepped over; `nil` at the end.
+    mutating func peek() -> UInt8? {
+        has(1) ? bytes[offset] : nil
+    }
+
     mutating func varint() throws(DecodingFailure) -> UInt64 {
         // One byte, the commonest length: no loop.
-        if offset < bytes.count, bytes[offset] < 0x80 {
+        if offset < limit, bytes[offset] < 0x80 {
             defer { offset += 1 }
             return UInt64(bytes[offset])
         }
@@ -115,9 +155,9 @@ struct ByteReader {
         var done = 0
         while done < output.count {
             // As many as the loop can take, without a check per byte.
-            let (next, decoded) = bytes.withUnsafeBufferPointer { payload -> (Int, Int) in
+            let (next, decoded) = bytes.withUnsafeBufferPointer { [limit] payload -> (Int, Int) in
                 var at = offset, i = done
-                let safeEnd = payload.count - 10
+                let safeEnd = limit - 10
                 while i < output.count, at <= safeEnd {
                     var b = UInt64(payload[at])
                     if b < 0x80 {
@@ -157,7 +197,7 @@ struct ByteReader {
     func offset(ofVarint index: Int, from start: Int) -> Int {
         var at = start
         for _ in 0..<index {
-            while at < bytes.count, bytes[at] >= 0x80 { at += 1 }
+            while at < limit, bytes[at] >= 0x80 { at += 1 }
             at += 1
         }
         return at
@@ -194,13 +234,13 @@ struct ByteReader {
     }
 
     mutating func fixed64() throws(DecodingFailure) -> UInt64 {
-        guard bytes.count - offset >= 8 else { throw fail("unexpected end of payload") }
+        guard has(8) else { throw fail("unexpected end of payload") }
         defer { offset += 8 }
         return bytes.loadLittleEndian(UInt64.self, at: offset)
     }
 
     mutating func fixed32() throws(DecodingFailure) -> UInt32 {
-        guard bytes.count - offset >= 4 else { throw fail("unexpected end of payload") }
+        guard has(4) else { throw fail("unexpected end of payload") }
         defer { offset += 4 }
         return bytes.loadLittleEndian(UInt32.self, at: offset)
     }
@@ -208,7 +248,7 @@ struct ByteReader {
     mutating func raw() throws(DecodingFailure) -> ArraySlice<UInt8> {
         let start = offset
         let n = try varint()
-        guard n <= UInt64(bytes.count - offset) else {
+        guard n <= UInt64(bytes.count - offset), has(Int(n)) else {
             throw DecodingFailure(offset: start, reason: "length \(n) runs past the end of the payload")
         }
         defer { offset += Int(n) }
@@ -246,7 +286,7 @@ struct ByteReader {
     /// Steps over the next `n` bytes, which must be there: their range in
     /// the payload (see ``withPayload(_:)``). `what` names them in the failure.
     mutating func take(_ n: Int, _ what: @autoclosure () -> String) throws(DecodingFailure) -> Range<Int> {
-        guard n >= 0, n <= remaining else { throw fail("\(what()): \(n) bytes, past the end of the payload (\(remaining) left)") }
+        guard n >= 0, n <= remaining, has(n) else { throw fail("\(what()): \(n) bytes, past the end of the payload (\(remaining) left)") }
         defer { offset += n }
         return offset..<offset + n
     }
@@ -264,7 +304,7 @@ struct ByteReader {
     mutating func lengthPrefixed() throws(DecodingFailure) -> (start: Int, range: Range<Int>) {
         let start = offset
         let n = try varint()
-        guard n <= UInt64(bytes.count - offset) else {
+        guard n <= UInt64(bytes.count - offset), has(Int(n)) else {
             throw DecodingFailure(offset: start, reason: "length \(n) runs past the end of the payload")
         }
         let from = offset
@@ -296,12 +336,12 @@ struct ByteReader {
         var minimalPrefixes = true
         while done < count {
             // As many one-byte prefixes as the loop can take.
-            let (next, stepped, sum) = bytes.withUnsafeBufferPointer { payload in
+            let (next, stepped, sum) = bytes.withUnsafeBufferPointer { [limit] payload in
                 ends.withUnsafeMutableBufferPointer { ends -> (Int, Int, Int) in
                     var at = offset, i = done, total = total
-                    while i < count, at < payload.count {
+                    while i < count, at < limit {
                         let n = Int(payload[at])
-                        guard n < 0x80, n < payload.count - at, total + n <= Int(UInt32.max) else { break }
+                        guard n < 0x80, n < limit - at, total + n <= Int(UInt32.max) else { break }
                         at += 1 + n
                         total += n
                         ends[i] = UInt32(truncatingIfNeeded: total)
@@ -331,7 +371,7 @@ struct ByteReader {
         // end land in the room the next string, or the eight bytes of
         // capacity beyond the last, overwrite.
         let copied = ContiguousArray<UInt8>(unsafeUninitializedCapacity: total + 8) { buffer, initialized in
-            bytes.withUnsafeBufferPointer { payload in
+            bytes.withUnsafeBufferPointer { [limit] payload in
                 var at = start, written = 0
                 for i in 0..<count {
                     // The length from the ends, and the prefix's size from
@@ -340,7 +380,7 @@ struct ByteReader {
                     let n = Int(ends[i]) &- written
                     at = minimalPrefixes ? at &+ Self.varintSize(n) : offset(ofVarint: 1, from: at)
                     if n > 0 {
-                        if n <= 64, at &+ n &+ 8 <= payload.count {
+                        if n <= 64, at &+ n &+ 8 <= limit {
                             let source = UnsafeRawPointer(payload.baseAddress! + at)
                             let target = UnsafeMutableRawPointer(buffer.baseAddress! + written)
                             var k = 0

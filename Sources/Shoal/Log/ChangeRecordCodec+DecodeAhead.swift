@@ -66,9 +66,13 @@ enum DecodeAhead<Item: Sendable> {
     /// `produce` is thrown here after every item emitted before it was
     /// consumed, as decoding on this thread would throw it; not once the
     /// consumer has stopped.
+    ///
+    /// While nothing is there to consume, this thread calls `idle` (which
+    /// returns whether it did anything, such as decompressing a chunk the
+    /// decoder will read) before it waits.
     static func run(
         produce: @escaping @Sendable (_ emit: (Item, Bool) -> Bool) throws(DecodingFailure) -> Void,
-        consume: (Item) -> Bool
+        consume: (Item) -> Bool, idle: () -> Bool = { false }
     ) throws(DecodingFailure) {
         // Room for many batches: a decoder that waits for room is woken
         // again for each batch taken (a futex wake-up on the applying
@@ -109,7 +113,15 @@ enum DecodeAhead<Item: Sendable> {
         }
         var stopped = false
         while true {
-            switch channel.receive() {
+            let message: DecodedChannel<Item>.Message
+            if let ready = channel.receiveIfThere() {
+                message = ready
+            } else if idle() {
+                continue
+            } else {
+                message = channel.receive()
+            }
+            switch message {
             case .items(let items):
                 guard !stopped else { continue }
                 for item in items where !consume(item) {
@@ -179,6 +191,16 @@ private final class DecodedChannel<Item: Sendable>: Sendable {
     /// The next message, waiting for one.
     func receive() -> Message {
         filled.wait()
+        return take()
+    }
+
+    /// The next message if one is queued, without waiting.
+    func receiveIfThere() -> Message? {
+        filled.wait(timeout: .now()) == .success ? take() : nil
+    }
+
+    /// Takes the next message, which ``filled`` says is there.
+    private func take() -> Message {
         let message = state.withLock { state in
             defer {
                 state.head += 1

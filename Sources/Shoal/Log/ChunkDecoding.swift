@@ -84,19 +84,22 @@ enum ChunkDecoding {
 
         /// Decodes chunk `i` into its place, if accepted.
         func run(_ i: Int) {
-            guard accept(i) else {
-                outcomes[i] = .rejected
-                return
-            }
-            let source = UnsafeRawBufferPointer(rebasing: input[chunks[i].stored])
-            let target = UnsafeMutableRawBufferPointer(rebasing: output[chunks[i].raw])
-            if source.count == target.count {
-                target.copyMemory(from: source)
-            } else {
-                do throws(Compression.Failure) { try Compression.decompress(source, into: target) } catch {
-                    outcomes[i] = .undecodable(error)
-                }
-            }
+            outcomes[i] = accept(i) ? ChunkDecoding.decode(chunks[i], from: input, into: output) : .rejected
         }
+    }
+
+    /// Decodes `chunk` of `input` into its place in `output`: `.decoded`,
+    /// or `.undecodable` with LZ4's failure.
+    static func decode(_ chunk: Chunk, from input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Outcome {
+        let source = UnsafeRawBufferPointer(rebasing: input[chunk.stored])
+        let target = UnsafeMutableRawBufferPointer(rebasing: output[chunk.raw])
+        if source.count == target.count {
+            target.copyMemory(from: source)
+            return .decoded
+        }
+        do throws(Compression.Failure) { try Compression.decompress(source, into: target) } catch {
+            return .undecodable(error)
+        }
+        return .decoded
     }
 }

@@ -122,14 +122,7 @@ final class DatabaseLog: @unchecked Sendable {
         for version in listing.snapshotVersions.reversed() {
             let path = joinPath(directory, LogFormat.snapshotFileName(version: version))
             do throws(ShoalError) {
-                let file = try SnapshotFile.read(at: path, io: io)
-                do {
-                    snapshot = try file.decodedSnapshot()
-                } catch {
-                    throw ShoalError(.corruptSnapshot, "\(path): the snapshot's contents do not decode: \(error)",
-                        context: ["path": path, "offset": String(error.offset)])
-                }
-                snapshotBytes = file.payload.count
+                (snapshot, snapshotBytes) = try SnapshotFile.load(at: path, io: io)
                 break
             } catch {
                 snapshotError = snapshotError ?? error

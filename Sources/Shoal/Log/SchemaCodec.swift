@@ -68,7 +68,7 @@ enum SchemaCodec {
             for entry in 0..<propertyCount {
                 let pname = try r.string()
                 let start = r.offset
-                if pname.isEmpty, entry == 0, r.remaining > 0, r.bytes[r.offset] == classFlagsTag {
+                if pname.isEmpty, entry == 0, r.peek() == classFlagsTag {
                     _ = try r.byte()
                     let flags = try r.byte()
                     // Written only for an embedded class: any other flags are damage.

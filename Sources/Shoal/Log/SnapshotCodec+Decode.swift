@@ -13,8 +13,16 @@ extension SnapshotCodec {
     /// the same links, and their stored order (the order the links were
     /// made) wins. Objects whose backlinks are not stored keep the order
     /// loading made, which is theirs (``SnapshotCodec/loadOrder(_:of:schema:position:)``).
-    static func decodeColumnar(_ bytes: [UInt8], leafKinds: Bool, codedKinds: Bool, decodeAheadFrom threshold: Int) throws(DecodingFailure) -> Snapshot {
-        var r = ByteReader(bytes)
+    ///
+    /// With `progress`, the payload `bytes` is still being decompressed
+    /// (``ProgressivePayload``): both threads read it as it fills, and this
+    /// one decompresses what the decoder reads next while it has nothing
+    /// to apply.
+    static func decodeColumnar(
+        _ bytes: [UInt8], leafKinds: Bool, codedKinds: Bool, decodeAheadFrom threshold: Int,
+        progress: ProgressivePayload? = nil
+    ) throws(DecodingFailure) -> Snapshot {
+        var r = progress.map(ByteReader.init) ?? ByteReader(bytes)
         let version = try r.varint()
         let schemaVersion = try r.varint()
         let schema = try SchemaCodec.decode(&r)
@@ -48,7 +56,7 @@ extension SnapshotCodec {
             try DecodeAhead<TableEvent>.run { emit throws(DecodingFailure) in
                 var r = start
                 try decodeTables(&r, schema: schema, leafKinds: leafKinds, codedKinds: codedKinds) { event in emit(event, event.isLarge) }
-            } consume: { apply($0) }
+            } consume: { apply($0) } idle: { progress?.decodeNext() ?? false }
         } else {
             try decodeTables(&r, schema: schema, leafKinds: leafKinds, codedKinds: codedKinds, emit: apply)
         }

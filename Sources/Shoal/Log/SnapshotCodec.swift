@@ -109,13 +109,17 @@ enum SnapshotCodec {
     ///   with one primary key, stored backlinks that the links do not make.
     ///   A columnar payload of `decodeAheadFrom` bytes or more is decoded on
     ///   another thread while this one applies it; the outcome is the same.
+    ///   With `progress` (a columnar payload only), `bytes` is its
+    ///   payload, read as it is decompressed.
     static func decode(
-        _ bytes: [UInt8], formatVersion: UInt16, decodeAheadFrom threshold: Int = ChangeRecordCodec.decodeAheadThreshold
+        _ bytes: [UInt8], formatVersion: UInt16, decodeAheadFrom threshold: Int = ChangeRecordCodec.decodeAheadThreshold,
+        progress: ProgressivePayload? = nil
     ) throws(DecodingFailure) -> Snapshot {
-        formatVersion >= LogFormat.columnarSnapshotVersion
+        precondition(progress == nil || formatVersion >= LogFormat.columnarSnapshotVersion, "rows are read from a whole payload")
+        return formatVersion >= LogFormat.columnarSnapshotVersion
             ? try decodeColumnar(
                 bytes, leafKinds: formatVersion >= LogFormat.leafSnapshotVersion,
-                codedKinds: formatVersion >= LogFormat.codedSnapshotVersion, decodeAheadFrom: threshold)
+                codedKinds: formatVersion >= LogFormat.codedSnapshotVersion, decodeAheadFrom: threshold, progress: progress)
             : try decodeRows(bytes)
     }
 

@@ -123,6 +123,97 @@ struct SnapshotFile: Sendable {
     /// - Parameter parallelThreshold: the payload size from which two
     ///   threads share the chunks (tests lower it to check both ways agree).
     static func decode(path: String, contents: [UInt8], parallelThreshold: Int = ChunkDecoding.parallelThreshold) throws(ShoalError) -> SnapshotFile {
+        let framing = try frame(path: path, contents: contents)
+        let (header, chunks) = (framing.header, framing.chunks)
+        let salt = header.salt
+        let (payload, outcomes) = contents.withUnsafeBytes { input in
+            // A chunk is decoded only once its checksum matches.
+            ChunkDecoding.payload(framing.places, from: input, parallelThreshold: parallelThreshold) { i in
+                chunks[i].verify(in: input, salt: salt)
+            }
+        }
+        func corrupt(_ reason: String, at offset: Int) -> ShoalError {
+            .corruptSnapshot(path: path, offset: Int64(offset), reason: reason)
+        }
+        if let bad = outcomes.firstIndex(of: .rejected) { throw corrupt("chunk checksum mismatch", at: chunks[bad].offset) }
+        if let damage = framing.damage { throw damage }
+        guard framing.trailerChecksumMatches(contents) else {
+            throw corrupt("trailer checksum mismatch", at: framing.trailerOffset + 8)
+        }
+        for (chunk, outcome) in zip(chunks, outcomes) {
+            if case .undecodable(let failure) = outcome { throw corrupt("chunk does not decode: \(failure)", at: chunk.offset) }
+        }
+        return SnapshotFile(path: path, header: header, payload: payload)
+    }
+
+    /// Reads the snapshot at `path` and the state it holds: what
+    /// ``read(at:io:)`` then ``decodedSnapshot()`` give, with the same
+    /// errors, but a large snapshot whose framing and trailer are sound is
+    /// decoded as its chunks are verified and decompressed
+    /// (``ProgressivePayload``), from `progressiveFrom` bytes of payload.
+    /// Any failure that way reads it again the whole way, so that the
+    /// damage reported is the one reading it whole finds first.
+    ///
+    /// - Returns: the state, and the size of its payload.
+    /// - Throws: what ``read(at:io:)`` throws, and `corruptSnapshot` when
+    ///   the payload does not decode or is not at the header's version.
+    static func load(
+        at path: String, io: any FileIO, progressiveFrom threshold: Int = ChunkDecoding.parallelThreshold
+    ) throws(ShoalError) -> (snapshot: Snapshot, payloadBytes: Int) {
+        let contents: [UInt8]
+        do { contents = try io.readWholeFile(at: path) } catch { throw .logFileAccess(error, "read") }
+        if let loaded = loadProgressively(path: path, contents: contents, threshold: threshold) { return loaded }
+        let file = try decode(path: path, contents: contents)
+        do { return (try file.decodedSnapshot(), file.payload.count) } catch {
+            throw ShoalError(.corruptSnapshot, "\(path): the snapshot's contents do not decode: \(error)",
+                context: ["path": path, "offset": String(error.offset)])
+        }
+    }
+
+    /// The state of a large columnar snapshot, decoded as it is
+    /// decompressed; `nil` when it is small, of the row format, damaged
+    /// anywhere, or its payload fails to decode (``load(at:io:progressiveFrom:)``
+    /// then reads it the whole way).
+    static func loadProgressively(path: String, contents: [UInt8], threshold: Int) -> (snapshot: Snapshot, payloadBytes: Int)? {
+        guard let framing = try? frame(path: path, contents: contents), framing.damage == nil,
+            framing.header.formatVersion >= LogFormat.columnarSnapshotVersion,
+            framing.places.count > 1, let size = framing.places.last?.raw.upperBound, size >= threshold,
+            framing.trailerChecksumMatches(contents)
+        else { return nil }
+        let (chunks, salt) = (framing.chunks, framing.header.salt)
+        let progress = ProgressivePayload(input: contents, chunks: framing.places) { i, input in
+            chunks[i].verify(in: input, salt: salt)
+        }
+        guard let snapshot = try? SnapshotCodec.decode(progress.bytes, formatVersion: framing.header.formatVersion, progress: progress),
+            // Decoding read up to the payload's end, so every chunk was verified.
+            progress.isComplete, snapshot.version == framing.header.baseVersion
+        else { return nil }
+        return (snapshot, size)
+    }
+
+    /// A snapshot file's chunks as its framing gives them, before any is verified.
+    private struct Framing {
+        let header: FileHeader
+        let chunks: [Chunk]
+        /// Each chunk's place in the payload.
+        let places: [ChunkDecoding.Chunk]
+        /// The first damage in the framing or the trailer (all but the
+        /// trailer's checksum), reported after any bad checksum of a chunk before it.
+        let damage: ShoalError?
+        let trailerOffset: Int
+
+        /// Whether the trailer's checksum is that of the chunks' stated checksums.
+        func trailerChecksumMatches(_ contents: [UInt8]) -> Bool {
+            var trailerHasher = Checksum.Hasher(seed: header.salt)
+            for chunk in chunks { withUnsafeBytes(of: chunk.checksum.littleEndian) { trailerHasher.update($0) } }
+            return contents.loadLittleEndian(UInt64.self, at: trailerOffset + 8) == trailerHasher.finalize()
+        }
+    }
+
+    /// Reads the header, the chunks' lengths and the trailer of `contents`.
+    ///
+    /// - Throws: the header's errors; damage after it is in ``Framing/damage``.
+    private static func frame(path: String, contents: [UInt8]) throws(ShoalError) -> Framing {
         let header: FileHeader
         do { header = try FileHeader.decode(contents, expecting: .snapshot) } catch {
             throw error.shoalError(path: path)
@@ -131,8 +222,6 @@ struct SnapshotFile: Sendable {
             .corruptSnapshot(path: path, offset: Int64(offset), reason: reason)
         }
         var chunks: [Chunk] = []
-        /// The first damage in the framing or the trailer, reported after
-        /// any bad checksum of a chunk before it.
         var framingDamage: ShoalError?
         var offset = LogFormat.fileHeaderSize
         while contents.count - offset > trailerSize {
@@ -156,41 +245,28 @@ struct SnapshotFile: Sendable {
         if framingDamage == nil {
             framingDamage = trailerDamage(contents, at: offset, chunkCount: chunks.count).map { corrupt($0.reason, at: $0.offset) }
         }
-        // Each chunk's place in the payload.
         var end = 0
         let places = chunks.map { chunk in
             defer { end += chunk.rawLength }
             return ChunkDecoding.Chunk(stored: chunk.body, raw: end..<(end + chunk.rawLength))
         }
-        let salt = header.salt
-        let (payload, outcomes) = contents.withUnsafeBytes { input in
-            // A chunk is decoded only once its checksum matches.
-            ChunkDecoding.payload(places, from: input, parallelThreshold: parallelThreshold) { i in
-                var hasher = Checksum.Hasher(seed: salt)
-                hasher.update(UnsafeRawBufferPointer(rebasing: input[chunks[i].offset..<(chunks[i].offset + 8)]))
-                hasher.update(UnsafeRawBufferPointer(rebasing: input[chunks[i].body]))
-                return hasher.finalize() == chunks[i].checksum
-            }
-        }
-        if let bad = outcomes.firstIndex(of: .rejected) { throw corrupt("chunk checksum mismatch", at: chunks[bad].offset) }
-        if let framingDamage { throw framingDamage }
-        var trailerHasher = Checksum.Hasher(seed: header.salt)
-        for chunk in chunks { withUnsafeBytes(of: chunk.checksum.littleEndian) { trailerHasher.update($0) } }
-        guard contents.loadLittleEndian(UInt64.self, at: offset + 8) == trailerHasher.finalize() else {
-            throw corrupt("trailer checksum mismatch", at: offset + 8)
-        }
-        for (chunk, outcome) in zip(chunks, outcomes) {
-            if case .undecodable(let failure) = outcome { throw corrupt("chunk does not decode: \(failure)", at: chunk.offset) }
-        }
-        return SnapshotFile(path: path, header: header, payload: payload)
+        return Framing(header: header, chunks: chunks, places: places, damage: framingDamage, trailerOffset: offset)
     }
 
     /// One chunk's place in the file, with its stated checksum.
-    private struct Chunk {
+    private struct Chunk: Sendable {
         let offset: Int
         let body: Range<Int>
         let rawLength: Int
         let checksum: UInt64
+
+        /// Whether the chunk's lengths and bytes in `input` (the file) have its stated checksum.
+        func verify(in input: UnsafeRawBufferPointer, salt: UInt64) -> Bool {
+            var hasher = Checksum.Hasher(seed: salt)
+            hasher.update(UnsafeRawBufferPointer(rebasing: input[offset..<(offset + 8)]))
+            hasher.update(UnsafeRawBufferPointer(rebasing: input[body]))
+            return hasher.finalize() == checksum
+        }
     }
 
     /// Why the trailer at `offset` is damaged, if it is (all but its checksum).
