@@ -116,7 +116,7 @@ enum DecodeAhead<Item: Sendable> {
             let message: DecodedChannel<Item>.Message
             if let ready = channel.receiveIfThere() {
                 message = ready
-            } else if idle() {
+            } else if !stopped && idle() {
                 continue
             } else {
                 message = channel.receive()
