@@ -291,9 +291,10 @@ struct ByteReader {
         return offset..<offset + n
     }
 
-    /// Calls `body` with the whole payload, in place.
+    /// Calls `body` with the payload, in place, up to ``limit``: the bytes
+    /// that are there (ranges that ``take(_:_:)`` gave lie in it).
     func withPayload<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try bytes.withUnsafeBufferPointer(body)
+        try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[..<limit])) }
     }
 
     /// Reads a length prefix and steps over that many bytes, which must be

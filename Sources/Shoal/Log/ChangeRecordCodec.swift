@@ -147,7 +147,7 @@ enum ChangeRecordCodec {
         let count = try r.count("op count")
         reserve(min(count, bytes.count))
         for _ in 0..<count {
-            if r.offset < bytes.count, bytes[r.offset] == insertRunTag {
+            if r.peek() == insertRunTag {
                 guard run(try decodeRun(&r, schema)) else { return }
             } else {
                 guard body(try decodeOp(&r, schema)) else { return }

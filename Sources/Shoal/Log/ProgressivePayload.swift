@@ -22,6 +22,15 @@ final class ProgressivePayload: @unchecked Sendable {
     // under `condition` after the chunk is written; the other state is
     // only reached under `condition`. The claims and waits make every read
     // of a byte happen after its write.
+    //
+    // Writing through a pointer taken from `withUnsafeMutableBytes` after
+    // the closure returns, into storage that `let` arrays share, is outside
+    // what Swift's array rules promise: the compiler may take such an
+    // array's bytes as unchanging. It holds here because no byte is read
+    // before it is written (a reader reads only below a `readyBytes` it got
+    // under the lock, after the write), so there is no earlier load of it
+    // to reuse; the storage stays put because `bytes` keeps it and nothing
+    // mutates or grows the array. Readers only slice and load.
 
     /// The payload, its bytes filled in chunk by chunk. Readers hold it to
     /// slice leaves out of; nothing writes it through Swift.

@@ -22,6 +22,7 @@ extension SnapshotCodec {
         _ bytes: [UInt8], leafKinds: Bool, codedKinds: Bool, decodeAheadFrom threshold: Int,
         progress: ProgressivePayload? = nil
     ) throws(DecodingFailure) -> Snapshot {
+        precondition(progress.map { $0.bytes.count == bytes.count } ?? true, "bytes are the progressive payload's")
         var r = progress.map(ByteReader.init) ?? ByteReader(bytes)
         let version = try r.varint()
         let schemaVersion = try r.varint()

@@ -108,9 +108,17 @@ struct SnapshotFile: Sendable {
     /// - Throws: `ShoalError.fileAccess`, `.notAShoalFile`, `.unsupportedFormat`,
     ///   `.corruptHeader`, `.corruptSnapshot` (with the offset of the first bad byte range).
     static func read(at path: String, io: any FileIO) throws(ShoalError) -> SnapshotFile {
-        let contents: [UInt8]
-        do { contents = try io.readWholeFile(at: path) } catch { throw .logFileAccess(error, "read") }
-        return try decode(path: path, contents: contents)
+        try decode(path: path, contents: try contents(at: path, io: io))
+    }
+
+    /// The bytes of the file at `path`.
+    private static func contents(at path: String, io: any FileIO) throws(ShoalError) -> [UInt8] {
+        do { return try io.readWholeFile(at: path) } catch { throw .logFileAccess(error, "read") }
+    }
+
+    /// Damage at `offset` of the snapshot at `path`.
+    private static func corrupt(_ path: String, _ reason: String, at offset: Int) -> ShoalError {
+        .corruptSnapshot(path: path, offset: Int64(offset), reason: reason)
     }
 
     /// Verifies and decodes a snapshot already in memory.
@@ -132,9 +140,7 @@ struct SnapshotFile: Sendable {
                 chunks[i].verify(in: input, salt: salt)
             }
         }
-        func corrupt(_ reason: String, at offset: Int) -> ShoalError {
-            .corruptSnapshot(path: path, offset: Int64(offset), reason: reason)
-        }
+        func corrupt(_ reason: String, at offset: Int) -> ShoalError { Self.corrupt(path, reason, at: offset) }
         if let bad = outcomes.firstIndex(of: .rejected) { throw corrupt("chunk checksum mismatch", at: chunks[bad].offset) }
         if let damage = framing.damage { throw damage }
         guard framing.trailerChecksumMatches(contents) else {
@@ -160,9 +166,10 @@ struct SnapshotFile: Sendable {
     static func load(
         at path: String, io: any FileIO, progressiveFrom threshold: Int = ChunkDecoding.parallelThreshold
     ) throws(ShoalError) -> (snapshot: Snapshot, payloadBytes: Int) {
-        let contents: [UInt8]
-        do { contents = try io.readWholeFile(at: path) } catch { throw .logFileAccess(error, "read") }
+        let contents = try contents(at: path, io: io)
         if let loaded = loadProgressively(path: path, contents: contents, threshold: threshold) { return loaded }
+        // Read the whole way (again, after a failure: the framing and every
+        // chunk's checksum are checked a second time), for the error it finds first.
         let file = try decode(path: path, contents: contents)
         do { return (try file.decodedSnapshot(), file.payload.count) } catch {
             throw ShoalError(.corruptSnapshot, "\(path): the snapshot's contents do not decode: \(error)",
@@ -202,8 +209,10 @@ struct SnapshotFile: Sendable {
         let damage: ShoalError?
         let trailerOffset: Int
 
-        /// Whether the trailer's checksum is that of the chunks' stated checksums.
+        /// Whether the trailer's checksum is that of the chunks' stated
+        /// checksums (`false` when the framing or the trailer is damaged).
         func trailerChecksumMatches(_ contents: [UInt8]) -> Bool {
+            guard damage == nil, contents.count - trailerOffset == trailerSize else { return false }
             var trailerHasher = Checksum.Hasher(seed: header.salt)
             for chunk in chunks { withUnsafeBytes(of: chunk.checksum.littleEndian) { trailerHasher.update($0) } }
             return contents.loadLittleEndian(UInt64.self, at: trailerOffset + 8) == trailerHasher.finalize()
@@ -218,9 +227,7 @@ struct SnapshotFile: Sendable {
         do { header = try FileHeader.decode(contents, expecting: .snapshot) } catch {
             throw error.shoalError(path: path)
         }
-        func corrupt(_ reason: String, at offset: Int) -> ShoalError {
-            .corruptSnapshot(path: path, offset: Int64(offset), reason: reason)
-        }
+        func corrupt(_ reason: String, at offset: Int) -> ShoalError { Self.corrupt(path, reason, at: offset) }
         var chunks: [Chunk] = []
         var framingDamage: ShoalError?
         var offset = LogFormat.fileHeaderSize
