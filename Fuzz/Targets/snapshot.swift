@@ -1,6 +1,7 @@
 // Fuzz target: a snapshot payload, decoded in the form of its format version.
 // Input: v:u8 payload (the decoded chunks of a snapshot file), read as format
-// version v % 5 + 1.
+// version v % 5 + 1; a columnar payload is also read as chunks of
+// 1 + (v / 5) * 5 bytes come in.
 
 import Foundation
 @testable import Shoal
@@ -46,6 +47,16 @@ public func testOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     if formatVersion >= 2 {
         let ahead = (try? SnapshotCodec.decode(payload, formatVersion: formatVersion, decodeAheadFrom: 0)) != nil
         guard loaded == ahead else { fatalError("decoding ahead changes the outcome") }
+        // Read as its chunks come in (as a large snapshot file loads), in
+        // chunks of 1 to 256 bytes that the version byte's high bits pick.
+        let chunkSize = 1 + Int(version / 5) * 5
+        let chunks = stride(from: 0, to: payload.count, by: chunkSize).map { start in
+            let range = start..<min(start + chunkSize, payload.count)
+            return ChunkDecoding.Chunk(stored: range, raw: range)
+        }
+        let progress = ProgressivePayload(input: payload, chunks: chunks) { _, _ in true }
+        let progressive = (try? SnapshotCodec.decode(progress.bytes, formatVersion: formatVersion, decodeAheadFrom: 0, progress: progress)) != nil
+        guard loaded == progressive else { fatalError("decoding as the chunks come in changes the outcome") }
     }
     return 0
 }

@@ -94,6 +94,12 @@ final class BackgroundWorker: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Waits until every worker now in the pool has run what was queued on
+    /// it (what a job left to free when it gave its worker back, say).
+    static func waitUntilPoolIdle() {
+        for worker in pool.withLock({ $0 }) { worker.waitUntilIdle() }
+    }
+
     /// Waits until every closure queued so far has run (and been released).
     func waitUntilIdle() {
         condition.lock()

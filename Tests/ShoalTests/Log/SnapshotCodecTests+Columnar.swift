@@ -423,6 +423,9 @@ import Testing
             let snapshot = realm.instance.coordinator.latest
             var bytes = SnapshotCodec.encode(snapshot)
             let restored = try SnapshotCodec.decode(bytes, formatVersion: LogFormat.version, decodeAheadFrom: ahead ? 0 : .max)
+            // Decoding ahead frees the decoded runs, which share the bytes,
+            // on a worker once loading is done: wait for it to have.
+            BackgroundWorker.waitUntilPoolIdle()
             let alone = probing && Self.isOnlyReference(&bytes)
             #expect(restored.hasSameContents(as: snapshot) && restored.invariantViolation() == nil)
             return (snapshot, bytes, restored, alone)
