@@ -29,12 +29,14 @@ import Testing
         return (snapshot, SnapshotCodec.encode(snapshot))
     }
 
+    /// Four random states, made once for every test case.
+    static let randomPayloads: [(snapshot: Snapshot, payload: [UInt8])] = (1...4).map { try! randomPayload(seed: $0) }
+
     @Test(
         "a payload read as its chunks come in gives the state the whole payload gives, wherever the chunks end, decoded here or ahead",
         arguments: [1, 2, 3, 7, 64, 1000, 4096], [false, true])
     func chunkedAnywhere(chunkSize: Int, ahead: Bool) throws {
-        for seed: UInt64 in 1...3 {
-            let (snapshot, payload) = try Self.randomPayload(seed: seed)
+        for (seed, (snapshot, payload)) in Self.randomPayloads.prefix(3).enumerated() {
             let progress = Self.progress(payload, chunkSize: chunkSize)
             #expect(progress.readyBytes == 0)
             let restored = try SnapshotCodec.decode(
@@ -48,7 +50,7 @@ import Testing
 
     @Test("a chunk that fails stops the payload there: decoding fails, whichever chunk it is, and nothing waits forever", arguments: [false, true])
     func failingChunk(ahead: Bool) throws {
-        let (_, payload) = try Self.randomPayload(seed: 4)
+        let payload = Self.randomPayloads[3].payload
         let size = 512
         let chunkCount = (payload.count + size - 1) / size
         #expect(chunkCount > 4)
@@ -88,7 +90,12 @@ import Testing
         #expect(throws: DecodingFailure.self) { try r.varint() }
     }
 
-    /// A state whose snapshot payload takes several 1 MiB chunks.
+    /// A state whose snapshot payload takes several 1 MiB chunks, made once.
+    static let large: (snapshot: Snapshot, payload: [UInt8]) = {
+        let snapshot = try! largeSnapshot()
+        return (snapshot, SnapshotCodec.encode(snapshot))
+    }()
+
     static func largeSnapshot() throws -> Snapshot {
         let realm = try makeRealm(types: [Person.self, Dog.self])
         var rng = SeededRandom(seed: 9)
@@ -109,8 +116,7 @@ import Testing
 
     @Test("a large snapshot file loads as its chunks are verified and decompressed, to the state reading it whole gives")
     func loadsLargeSnapshot() throws {
-        let snapshot = try Self.largeSnapshot()
-        let payload = SnapshotCodec.encode(snapshot)
+        let (snapshot, payload) = Self.large
         #expect(payload.count > 2 * LogFormat.chunkRawBytes)
         let io = FaultyFileIO()
         let path = try SnapshotFile.write(
@@ -133,8 +139,8 @@ import Testing
         "damage met while loading as the chunks come in is reported as reading the file whole reports it",
         arguments: ["chunk 2 body", "chunk 3 checksum", "chunk 1 rawLen", "trailer checksum", "trailer magic", "truncated", "payload"])
     func damageAsReadWhole(damage: String) throws {
-        let snapshot = try Self.largeSnapshot()
-        var payload = SnapshotCodec.encode(snapshot)
+        let snapshot = Self.large.snapshot
+        var payload = Self.large.payload
         if damage == "payload" {
             // Chunks that verify, holding a payload that does not decode.
             payload[payload.count / 2] ^= 0xFF
