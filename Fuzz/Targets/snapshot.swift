@@ -55,7 +55,7 @@ public func testOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
             return ChunkDecoding.Chunk(stored: range, raw: range)
         }
         let progress = ProgressivePayload(input: payload, chunks: chunks) { _, _ in true }
-        let progressive = (try? SnapshotCodec.decode(progress.bytes, formatVersion: formatVersion, decodeAheadFrom: 0, progress: progress)) != nil
+        let progressive = (try? SnapshotCodec.decode(progress, formatVersion: formatVersion, decodeAheadFrom: 0)) != nil
         guard loaded == progressive else { fatalError("decoding as the chunks come in changes the outcome") }
     }
     return 0

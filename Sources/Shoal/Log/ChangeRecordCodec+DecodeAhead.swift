@@ -67,12 +67,12 @@ enum DecodeAhead<Item: Sendable> {
     /// consumed, as decoding on this thread would throw it; not once the
     /// consumer has stopped.
     ///
-    /// While nothing is there to consume, this thread calls `idle` (which
-    /// returns whether it did anything, such as decompressing a chunk the
-    /// decoder will read) before it waits.
+    /// With `idle`, this thread calls it while nothing is there to consume
+    /// (it returns whether it did anything, such as decompressing a chunk
+    /// the decoder will read) before it waits.
     static func run(
         produce: @escaping @Sendable (_ emit: (Item, Bool) -> Bool) throws(DecodingFailure) -> Void,
-        consume: (Item) -> Bool, idle: () -> Bool = { false }
+        consume: (Item) -> Bool, idle: (() -> Bool)? = nil
     ) throws(DecodingFailure) {
         // Room for many batches: a decoder that waits for room is woken
         // again for each batch taken (a futex wake-up on the applying
@@ -114,10 +114,14 @@ enum DecodeAhead<Item: Sendable> {
         var stopped = false
         while true {
             let message: DecodedChannel<Item>.Message
-            if let ready = channel.receiveIfThere() {
-                message = ready
-            } else if !stopped && idle() {
-                continue
+            if let idle, !stopped {
+                if let ready = channel.receiveIfThere() {
+                    message = ready
+                } else if idle() {
+                    continue
+                } else {
+                    message = channel.receive()
+                }
             } else {
                 message = channel.receive()
             }

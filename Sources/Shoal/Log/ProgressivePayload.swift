@@ -51,7 +51,6 @@ final class ProgressivePayload: @unchecked Sendable {
     private var decoded: [Bool]
     /// The chunks decoded in a row from the first.
     private var readyChunks = 0
-    private var readyBytesValue = 0
     /// Set when a chunk failed: no byte after it will be there.
     private var failed = false
 
@@ -76,7 +75,12 @@ final class ProgressivePayload: @unchecked Sendable {
     var readyBytes: Int {
         condition.lock()
         defer { condition.unlock() }
-        return readyBytesValue
+        return readyEnd
+    }
+
+    /// ``readyBytes``, with `condition` locked.
+    private var readyEnd: Int {
+        readyChunks == chunks.count ? output.count : chunks[readyChunks].raw.lowerBound
     }
 
     /// Whether every chunk is decompressed and verified.
@@ -94,7 +98,7 @@ final class ProgressivePayload: @unchecked Sendable {
     func waitForBytes(upTo needed: Int) -> Int {
         condition.lock()
         defer { condition.unlock() }
-        while readyBytesValue < needed && !failed {
+        while readyEnd < needed && !failed {
             if claimed < chunks.count {
                 decodeClaimed()
             } else {
@@ -102,7 +106,7 @@ final class ProgressivePayload: @unchecked Sendable {
                 condition.wait()
             }
         }
-        return readyBytesValue
+        return readyEnd
     }
 
     /// Decodes the next chunk no thread has taken, if there is one: what a
@@ -130,7 +134,6 @@ final class ProgressivePayload: @unchecked Sendable {
         if ok {
             decoded[i] = true
             while readyChunks < chunks.count && decoded[readyChunks] { readyChunks += 1 }
-            readyBytesValue = readyChunks == chunks.count ? output.count : chunks[readyChunks].raw.lowerBound
         } else {
             failed = true
         }

@@ -14,16 +14,15 @@ extension SnapshotCodec {
     /// made) wins. Objects whose backlinks are not stored keep the order
     /// loading made, which is theirs (``SnapshotCodec/loadOrder(_:of:schema:position:)``).
     ///
-    /// With `progress`, the payload `bytes` is still being decompressed
-    /// (``ProgressivePayload``): both threads read it as it fills, and this
-    /// one decompresses what the decoder reads next while it has nothing
-    /// to apply.
+    /// `reader` is at the payload's start. When its payload is still being
+    /// decompressed (``ByteReader/progress``), both threads read it as it
+    /// fills, and this one decompresses what the decoder reads next while
+    /// it has nothing to apply.
     static func decodeColumnar(
-        _ bytes: [UInt8], leafKinds: Bool, codedKinds: Bool, decodeAheadFrom threshold: Int,
-        progress: ProgressivePayload? = nil
+        _ reader: ByteReader, leafKinds: Bool, codedKinds: Bool, decodeAheadFrom threshold: Int
     ) throws(DecodingFailure) -> Snapshot {
-        precondition(progress.map { $0.bytes.count == bytes.count } ?? true, "bytes are the progressive payload's")
-        var r = progress.map(ByteReader.init) ?? ByteReader(bytes)
+        var r = reader
+        let bytes = r.bytes
         let version = try r.varint()
         let schemaVersion = try r.varint()
         let schema = try SchemaCodec.decode(&r)
@@ -54,10 +53,13 @@ extension SnapshotCodec {
         r.adoptsLeaves = true
         if bytes.count >= threshold {
             let start = r
-            try DecodeAhead<TableEvent>.run { emit throws(DecodingFailure) in
-                var r = start
-                try decodeTables(&r, schema: schema, leafKinds: leafKinds, codedKinds: codedKinds) { event in emit(event, event.isLarge) }
-            } consume: { apply($0) } idle: { progress?.decodeNext() ?? false }
+            // While the payload decompresses, this thread takes the next chunk when it has nothing to apply.
+            let idle: (() -> Bool)? = r.progress.map { progress in { progress.decodeNext() } }
+            try DecodeAhead<TableEvent>.run(
+                produce: { emit throws(DecodingFailure) in
+                    var r = start
+                    try decodeTables(&r, schema: schema, leafKinds: leafKinds, codedKinds: codedKinds) { event in emit(event, event.isLarge) }
+                }, consume: { apply($0) }, idle: idle)
         } else {
             try decodeTables(&r, schema: schema, leafKinds: leafKinds, codedKinds: codedKinds, emit: apply)
         }

@@ -109,18 +109,27 @@ enum SnapshotCodec {
     ///   with one primary key, stored backlinks that the links do not make.
     ///   A columnar payload of `decodeAheadFrom` bytes or more is decoded on
     ///   another thread while this one applies it; the outcome is the same.
-    ///   With `progress` (a columnar payload only), `bytes` is its
-    ///   payload, read as it is decompressed.
     static func decode(
-        _ bytes: [UInt8], formatVersion: UInt16, decodeAheadFrom threshold: Int = ChangeRecordCodec.decodeAheadThreshold,
-        progress: ProgressivePayload? = nil
+        _ bytes: [UInt8], formatVersion: UInt16, decodeAheadFrom threshold: Int = ChangeRecordCodec.decodeAheadThreshold
     ) throws(DecodingFailure) -> Snapshot {
-        precondition(progress == nil || formatVersion >= LogFormat.columnarSnapshotVersion, "rows are read from a whole payload")
-        return formatVersion >= LogFormat.columnarSnapshotVersion
+        formatVersion >= LogFormat.columnarSnapshotVersion
             ? try decodeColumnar(
-                bytes, leafKinds: formatVersion >= LogFormat.leafSnapshotVersion,
-                codedKinds: formatVersion >= LogFormat.codedSnapshotVersion, decodeAheadFrom: threshold, progress: progress)
+                ByteReader(bytes), leafKinds: formatVersion >= LogFormat.leafSnapshotVersion,
+                codedKinds: formatVersion >= LogFormat.codedSnapshotVersion, decodeAheadFrom: threshold)
             : try decodeRows(bytes)
+    }
+
+    /// What ``decode(_:formatVersion:decodeAheadFrom:)`` gives for the
+    /// payload `payload` is still decompressing (a columnar one): read as
+    /// its chunks come in, the thread that applies decompressing the next
+    /// one while it has nothing to apply.
+    static func decode(
+        _ payload: ProgressivePayload, formatVersion: UInt16, decodeAheadFrom threshold: Int = ChangeRecordCodec.decodeAheadThreshold
+    ) throws(DecodingFailure) -> Snapshot {
+        precondition(formatVersion >= LogFormat.columnarSnapshotVersion, "rows are read from a whole payload")
+        return try decodeColumnar(
+            ByteReader(payload), leafKinds: formatVersion >= LogFormat.leafSnapshotVersion,
+            codedKinds: formatVersion >= LogFormat.codedSnapshotVersion, decodeAheadFrom: threshold)
     }
 
     /// The order in which the writer puts the tables: each after the tables

@@ -33,7 +33,11 @@ struct SnapshotFile: Sendable {
     /// (a payload version past it would carry the state beyond the limits
     /// of FORMAT.md).
     func decodedSnapshot() throws(DecodingFailure) -> Snapshot {
-        let snapshot = try SnapshotCodec.decode(payload, formatVersion: header.formatVersion)
+        try Self.atVersion(of: header, SnapshotCodec.decode(payload, formatVersion: header.formatVersion))
+    }
+
+    /// `snapshot`, a payload's state, if it is at `header`'s version.
+    private static func atVersion(of header: FileHeader, _ snapshot: Snapshot) throws(DecodingFailure) -> Snapshot {
         guard snapshot.version == header.baseVersion else {
             throw DecodingFailure(
                 offset: 0, reason: "the payload is at version \(snapshot.version), the header at \(header.baseVersion)")
@@ -140,14 +144,13 @@ struct SnapshotFile: Sendable {
                 chunks[i].verify(in: input, salt: salt)
             }
         }
-        func corrupt(_ reason: String, at offset: Int) -> ShoalError { Self.corrupt(path, reason, at: offset) }
-        if let bad = outcomes.firstIndex(of: .rejected) { throw corrupt("chunk checksum mismatch", at: chunks[bad].offset) }
+        if let bad = outcomes.firstIndex(of: .rejected) { throw Self.corrupt(path, "chunk checksum mismatch", at: chunks[bad].offset) }
         if let damage = framing.damage { throw damage }
         guard framing.trailerChecksumMatches(contents) else {
-            throw corrupt("trailer checksum mismatch", at: framing.trailerOffset + 8)
+            throw Self.corrupt(path, "trailer checksum mismatch", at: framing.trailerOffset + 8)
         }
         for (chunk, outcome) in zip(chunks, outcomes) {
-            if case .undecodable(let failure) = outcome { throw corrupt("chunk does not decode: \(failure)", at: chunk.offset) }
+            if case .undecodable(let failure) = outcome { throw Self.corrupt(path, "chunk does not decode: \(failure)", at: chunk.offset) }
         }
         return SnapshotFile(path: path, header: header, payload: payload)
     }
@@ -191,9 +194,9 @@ struct SnapshotFile: Sendable {
         let progress = ProgressivePayload(input: contents, chunks: framing.places) { i, input in
             chunks[i].verify(in: input, salt: salt)
         }
-        guard let snapshot = try? SnapshotCodec.decode(progress.bytes, formatVersion: framing.header.formatVersion, progress: progress),
+        guard let snapshot = try? atVersion(of: framing.header, SnapshotCodec.decode(progress, formatVersion: framing.header.formatVersion)),
             // Decoding read up to the payload's end, so every chunk was verified.
-            progress.isComplete, snapshot.version == framing.header.baseVersion
+            progress.isComplete
         else { return nil }
         return (snapshot, size)
     }
@@ -227,7 +230,6 @@ struct SnapshotFile: Sendable {
         do { header = try FileHeader.decode(contents, expecting: .snapshot) } catch {
             throw error.shoalError(path: path)
         }
-        func corrupt(_ reason: String, at offset: Int) -> ShoalError { Self.corrupt(path, reason, at: offset) }
         var chunks: [Chunk] = []
         var framingDamage: ShoalError?
         var offset = LogFormat.fileHeaderSize
@@ -238,11 +240,11 @@ struct SnapshotFile: Sendable {
             guard rawLength >= 1, rawLength <= LogFormat.chunkRawBytes, storedLength >= 1, storedLength <= rawLength,
                 rawLength <= storedLength * LogFormat.maximumExpansion + 64
             else {
-                framingDamage = corrupt("impossible chunk lengths (raw \(rawLength), stored \(storedLength))", at: offset)
+                framingDamage = Self.corrupt(path, "impossible chunk lengths (raw \(rawLength), stored \(storedLength))", at: offset)
                 break
             }
             guard storedLength <= remaining - chunkHeaderSize else {
-                framingDamage = corrupt("chunk cut short (\(remaining - chunkHeaderSize) of \(storedLength) bytes)", at: offset)
+                framingDamage = Self.corrupt(path, "chunk cut short (\(remaining - chunkHeaderSize) of \(storedLength) bytes)", at: offset)
                 break
             }
             let body = (offset + chunkHeaderSize)..<(offset + chunkHeaderSize + storedLength)
@@ -250,7 +252,7 @@ struct SnapshotFile: Sendable {
             offset = body.upperBound
         }
         if framingDamage == nil {
-            framingDamage = trailerDamage(contents, at: offset, chunkCount: chunks.count).map { corrupt($0.reason, at: $0.offset) }
+            framingDamage = trailerDamage(contents, at: offset, chunkCount: chunks.count).map { Self.corrupt(path, $0.reason, at: $0.offset) }
         }
         var end = 0
         let places = chunks.map { chunk in

@@ -145,7 +145,7 @@ struct HostileFileTests {
     @Test("a deleted-slot count past the bound is refused before it is allocated")
     func hugeSlotCount() throws {
         let failure = #expect(throws: DecodingFailure.self) {
-            try SnapshotCodec.decodeColumnar(Self.snapshotPayload(slots: 1 << 31), leafKinds: true, codedKinds: true, decodeAheadFrom: .max)
+            try SnapshotCodec.decodeColumnar(ByteReader(Self.snapshotPayload(slots: 1 << 31)), leafKinds: true, codedKinds: true, decodeAheadFrom: .max)
         }
         #expect(failure?.reason.contains("deleted slots") == true)
         let limit = SnapshotCodec.maximumDeletedSlots
@@ -153,21 +153,21 @@ struct HostileFileTests {
         // The fuzzer's 53-byte snapshot: 2^28 deleted slots of a one-property
         // class, under the old bound of cells, over 4 GB and 10 s to load.
         #expect(throws: DecodingFailure.self) {
-            try SnapshotCodec.decodeColumnar(Self.snapshotPayload(slots: 1 << 28), leafKinds: true, codedKinds: true, decodeAheadFrom: .max)
+            try SnapshotCodec.decodeColumnar(ByteReader(Self.snapshotPayload(slots: 1 << 28)), leafKinds: true, codedKinds: true, decodeAheadFrom: .max)
         }
         #expect(throws: DecodingFailure.self) {
-            try SnapshotCodec.decodeColumnar(Self.snapshotPayload(slots: limit + 1), leafKinds: true, codedKinds: true, decodeAheadFrom: .max)
+            try SnapshotCodec.decodeColumnar(ByteReader(Self.snapshotPayload(slots: limit + 1)), leafKinds: true, codedKinds: true, decodeAheadFrom: .max)
         }
         // The bound is for the whole snapshot: a second table may not take
         // another gigabyte (each table alone is within it).
         let two = Schema(["A", "B"].map { ObjectSchema(className: $0, properties: [Property(name: "n", type: .int)]) })
         let both = #expect(throws: DecodingFailure.self) {
-            try SnapshotCodec.decodeColumnar(Self.snapshotPayload(slots: [1000, limit - 500], schema: two), leafKinds: true, codedKinds: true, decodeAheadFrom: .max)
+            try SnapshotCodec.decodeColumnar(ByteReader(Self.snapshotPayload(slots: [1000, limit - 500], schema: two)), leafKinds: true, codedKinds: true, decodeAheadFrom: .max)
         }
         #expect(both?.reason.contains("deleted slots of B") == true, "\(String(describing: both))")
-        let small = try SnapshotCodec.decodeColumnar(Self.snapshotPayload(slots: [1000, 2000], schema: two), leafKinds: true, codedKinds: true, decodeAheadFrom: .max)
+        let small = try SnapshotCodec.decodeColumnar(ByteReader(Self.snapshotPayload(slots: [1000, 2000], schema: two)), leafKinds: true, codedKinds: true, decodeAheadFrom: .max)
         #expect(small.tables.map(\.alive.count) == [1000, 2000])
-        let loaded = try SnapshotCodec.decodeColumnar(Self.snapshotPayload(slots: 1000), leafKinds: true, codedKinds: true, decodeAheadFrom: .max)
+        let loaded = try SnapshotCodec.decodeColumnar(ByteReader(Self.snapshotPayload(slots: 1000)), leafKinds: true, codedKinds: true, decodeAheadFrom: .max)
         #expect(loaded.tables[0].alive.count == 1000)
         // Deleted slots hold no backlink leaves.
         #expect(loaded.tables[0].backlinks.count == 1000)
@@ -200,7 +200,7 @@ struct HostileFileTests {
         w.varint(1 << 20)
         w.varint(1 << 20)
         w.varint(0)
-        #expect(throws: DecodingFailure.self) { try SnapshotCodec.decodeColumnar(w.bytes, leafKinds: true, codedKinds: true, decodeAheadFrom: .max) }
+        #expect(throws: DecodingFailure.self) { try SnapshotCodec.decodeColumnar(ByteReader(w.bytes), leafKinds: true, codedKinds: true, decodeAheadFrom: .max) }
     }
 
     @Test("an LZ4 record stating more raw bytes than its payload can expand to is damage")

@@ -39,8 +39,7 @@ import Testing
         for (seed, (snapshot, payload)) in Self.randomPayloads.prefix(3).enumerated() {
             let progress = Self.progress(payload, chunkSize: chunkSize)
             #expect(progress.readyBytes == 0)
-            let restored = try SnapshotCodec.decode(
-                progress.bytes, formatVersion: LogFormat.version, decodeAheadFrom: ahead ? 0 : .max, progress: progress)
+            let restored = try SnapshotCodec.decode(progress, formatVersion: LogFormat.version, decodeAheadFrom: ahead ? 0 : .max)
             #expect(progress.isComplete)
             #expect(progress.bytes == payload)
             #expect(restored.hasSameContents(as: snapshot), "seed \(seed), chunks of \(chunkSize)")
@@ -57,8 +56,7 @@ import Testing
         for refused in 0..<chunkCount {
             let progress = Self.progress(payload, chunkSize: size, refusing: refused)
             #expect(throws: DecodingFailure.self, "chunk \(refused) refused") {
-                _ = try SnapshotCodec.decode(
-                    progress.bytes, formatVersion: LogFormat.version, decodeAheadFrom: ahead ? 0 : .max, progress: progress)
+                _ = try SnapshotCodec.decode(progress, formatVersion: LogFormat.version, decodeAheadFrom: ahead ? 0 : .max)
             }
             #expect(!progress.isComplete)
             // No byte past the refused chunk was handed out.
