@@ -191,6 +191,59 @@ extension RealmCollectionImpl {
 /// element, or its `ObjectIdentifier`, can then follow it to the next
 /// object: keep a strong reference, or compare objects with `==`.
 public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorProtocol {
+    /// Where iteration stands over a managed collection's stored elements.
+    /// Not generic, so that stepping it passes no type metadata.
+    @usableFromInline var cursor: StoredCursor
+    /// The elements of an unmanaged collection.
+    let elements: [Element]
+
+    init(stored: StoredElements, instance: RealmInstance) {
+        let plans = Element.self is Object.Type ? instance.coordinator.plans : nil
+        cursor = StoredCursor(stored: stored, instance: instance, plans: plans)
+        elements = []
+    }
+
+    init(unmanaged elements: [Element]) {
+        cursor = StoredCursor()
+        self.elements = elements
+    }
+
+    /// The next element.
+    ///
+    /// Inlinable so that, specialized for an object class, handing out a
+    /// reused accessor is a plain retain rather than a generic copy.
+    @inlinable
+    public mutating func next() -> Element? {
+        if Element.self is Object.Type {
+            let step = cursor.nextAccessor()
+            // An object of the class `Element` is or is a superclass of.
+            if let object = step.object { return unsafeBitCast(object, to: Element.self) }
+            if step.isEnd { return nil }
+        }
+        return nextElement()
+    }
+
+    /// The next element, made (or read) rather than reused.
+    @usableFromInline
+    mutating func nextElement() -> Element? {
+        if let instance = cursor.instance {
+            guard let value = cursor.nextValue() else { return nil }
+            let element = Element.fromValue(value, instance)
+            if cursor.reusesAccessor(of: value) {
+                cursor.lastAccessor = unsafeDowncast(unsafeBitCast(element, to: AnyObject.self), to: Object.self)
+            }
+            return element
+        }
+        guard cursor.position < elements.count else { return nil }
+        defer { cursor.position += 1 }
+        return elements[cursor.position]
+    }
+}
+
+/// The stored elements a ``RealmCollectionIterator`` steps over, and the
+/// accessor it may reuse.
+@usableFromInline
+struct StoredCursor {
     /// The elements as stored values, when they are not ``keys``.
     let values: [Value]
     /// The elements, objects of ``keyTable``, by key: what a query or a
@@ -198,7 +251,6 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
     let keys: [ObjectKey]
     let keyTable: TableKey
     let usesKeys: Bool
-    let elements: [Element]
     let instance: RealmInstance?
     var position = 0
     /// Each table's plan (which says whether its accessors may be reused),
@@ -215,44 +267,28 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
     /// accessor being made. A `for` loop over a `Results` then makes one
     /// accessor, not one per object; an element kept (in an array, a
     /// variable, a closure) is never reused.
-    private var lastAccessor: Object?
+    fileprivate var lastAccessor: Object?
 
-    init(stored: StoredElements, instance: RealmInstance) {
+    init(stored: StoredElements, instance: RealmInstance, plans: [TablePlan]?) {
         switch stored {
         case .objects(let table, let keys):
             (values, self.keys, keyTable, usesKeys) = ([], keys, table, true)
         case .values(let values):
             (self.values, keys, keyTable, usesKeys) = (values, [], TableKey(0), false)
         }
-        elements = []
         self.instance = instance
-        plans = Element.self is Object.Type ? instance.coordinator.plans : nil
+        self.plans = plans
         keysReusable = usesKeys && plans?[keyTable.index].accessorsReusable == true
         liveAt = instance.liveStamp
     }
 
-    init(unmanaged elements: [Element]) {
+    /// The cursor of an unmanaged collection (only ``position`` is used).
+    init() {
         (values, keys, keyTable, usesKeys) = ([], [], TableKey(0), false)
-        self.elements = elements
         instance = nil
         plans = nil
         keysReusable = false
         liveAt = 0
-    }
-
-    /// The next element.
-    ///
-    /// Inlinable so that, specialized for an object class, handing out a
-    /// reused accessor is a plain retain rather than a generic copy.
-    @inlinable
-    public mutating func next() -> Element? {
-        if Element.self is Object.Type {
-            let step = nextAccessor()
-            // An object of the class `Element` is or is a superclass of.
-            if let object = step.object { return unsafeBitCast(object, to: Element.self) }
-            if step.isEnd { return nil }
-        }
-        return nextElement()
     }
 
     /// What ``nextAccessor()`` found.
@@ -265,7 +301,7 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
     }
 
     /// The next element when the last accessor can be re-pointed at it
-    /// (stepping past it); otherwise nothing, and ``nextElement()`` makes it.
+    /// (stepping past it); otherwise nothing, and ``nextValue()`` gives it.
     @usableFromInline
     mutating func nextAccessor() -> AccessorStep {
         guard instance != nil else { return AccessorStep(object: nil, isEnd: false) }
@@ -281,7 +317,7 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
             }
             link = found
         }
-        // The uniqueness check first: it takes the iterator inout, and the
+        // The uniqueness check first: it takes the cursor inout, and the
         // instance read after it needs no retain to outlive it.
         guard isKnownUniquelyReferenced(&lastAccessor),
             lastAccessor.unsafelyUnwrapped.repoint(to: link.table, link.key, in: instance.unsafelyUnwrapped, liveAt: liveAt)
@@ -290,22 +326,18 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
         return AccessorStep(object: lastAccessor.unsafelyUnwrapped, isEnd: false)
     }
 
-    /// The next element, made (or read) rather than reused.
-    @usableFromInline
-    mutating func nextElement() -> Element? {
-        if let instance {
-            guard position < (usesKeys ? keys.count : values.count) else { return nil }
-            defer { position += 1 }
-            let value: Value = usesKeys ? .link(Link(table: keyTable, key: keys[position])) : values[position]
-            let element = Element.fromValue(value, instance)
-            if let plans, case .link(let link) = value, plans[link.table.index].accessorsReusable {
-                lastAccessor = unsafeDowncast(unsafeBitCast(element, to: AnyObject.self), to: Object.self)
-            }
-            return element
-        }
-        guard position < elements.count else { return nil }
+    /// The next stored element as a value (stepping past it), or `nil` at the end.
+    mutating func nextValue() -> Value? {
+        guard position < (usesKeys ? keys.count : values.count) else { return nil }
         defer { position += 1 }
-        return elements[position]
+        return usesKeys ? .link(Link(table: keyTable, key: keys[position])) : values[position]
+    }
+
+    /// Whether the accessor made for `value` may be re-pointed later: it
+    /// is an object whose class allows it.
+    func reusesAccessor(of value: Value) -> Bool {
+        guard let plans, case .link(let link) = value else { return false }
+        return plans[link.table.index].accessorsReusable
     }
 }
 

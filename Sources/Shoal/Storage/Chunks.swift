@@ -40,6 +40,15 @@ struct Chunks<Element: Sendable>: RandomAccessCollection, Sendable {
         }
     }
 
+    /// The address of value `i`, valid while this collection (or a copy
+    /// sharing its leaf) is neither changed nor released.
+    @inline(__always)
+    func address(_ i: Int) -> UnsafePointer<Element> {
+        precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
+        let leaf = leaves.withUnsafeBufferPointer { $0.baseAddress! + (i &>> Self.bits) }
+        return leaf.pointee.withUnsafeBufferPointer { $0.baseAddress! } + (i & Self.mask)
+    }
+
     mutating func append(_ value: Element) {
         append(value, reservingLeaf: true)
     }

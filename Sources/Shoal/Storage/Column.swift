@@ -171,12 +171,17 @@ struct Column: Sendable {
 
     /// The string in slot `i` of the column at `column`, when it is a
     /// coded string column and the slot is not null (else `nil`): a copy
-    /// of the dictionary's `String`, with no bytes decoded.
+    /// of the dictionary's `String`, with no bytes decoded and, for a small
+    /// string, no reference counted (``StringCopy``).
     @inline(__always)
     static func codedString(_ column: UnsafePointer<Column>, _ i: Int) -> String? {
         guard column.pointee.kind == .codedString else { return nil }
         let code = column.pointee.ints[i]
-        return code < 0 ? nil : column.pointee.dictionary.unsafelyUnwrapped.strings[Int(code)]
+        guard code >= 0 else { return nil }
+        // Each read projects through the pointer: binding the dictionary
+        // to a name would copy it (four retains) for the read.
+        return StringCopy.copy(column.pointee.dictionary.unsafelyUnwrapped.strings.address(Int(code)),
+            copiesBits: column.pointee.dictionary.unsafelyUnwrapped.copiesBits)
     }
 
     /// Stores `value` in slot `i`.

@@ -36,6 +36,11 @@ struct StringDictionary: Sendable {
 
     var count: Int { strings.count }
 
+    /// Whether a read may copy a string's bits (``StringCopy/knowsLayout``),
+    /// kept here so that a read checks a field beside the strings rather
+    /// than a lazily made global.
+    let copiesBits = StringCopy.knowsLayout
+
     /// The code of `string`, if the dictionary holds it.
     func code(of string: String) -> Int32? {
         find(hash: Self.hash(string)) { Self.equal($0, string) }.code

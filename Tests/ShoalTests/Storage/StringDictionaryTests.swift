@@ -347,3 +347,31 @@ extension StringDictionaryTests {
         #expect(column.filter(keys, matching: matcher) == keys.filter { matcher.matches(column[$0.slot]) })
     }
 }
+
+@Suite struct StringCopyTests {
+    @Test("this platform's String has the layout the read's bit copy relies on, so reads take that path")
+    func knowsLayout() {
+        #expect(StringCopy.knowsLayout)
+    }
+
+    @Test("reading a coded string gives the stored string, whether small, empty, non-ASCII or heap-allocated, and a heap string stays alive through many reads")
+    func readsEveryKindOfString() {
+        let strings = [
+            "", "a", "Maple Sorrel", "exactly15bytes!", "sixteen bytes ok", "héllo wörld", "日本語", "🐟🐠",
+            String(repeating: "long string that lives on the heap ", count: 4),
+        ]
+        var column = Column(for: StringDictionaryTests.name)
+        for s in strings { column.append(.string(s)) }
+        column.append(.null)
+        #expect(column.kind == .codedString)
+        withUnsafePointer(to: column) { pointer in
+            var read: [String] = []
+            // Many copies made and dropped: a copy that skipped a retain
+            // it needed would free the heap string under the column.
+            for _ in 0..<1_000 { read = strings.indices.map { Column.codedString(pointer, $0)! } }
+            #expect(read == strings)
+            #expect(Column.codedString(pointer, strings.count) == nil)
+        }
+        #expect(strings.indices.allSatisfy { column[$0].isIdentical(to: .string(strings[$0])) })
+    }
+}
