@@ -22,10 +22,18 @@ extension RealmCollection {
     }
 
     /// The collection filtered by a predicate tree, or the binding error.
-    func filtered(_ tree: PredicateTree, format: String? = nil) throws(ShoalError) -> Results<Element> {
+    /// With the `arguments` `format` was parsed with, the binding is kept
+    /// for the next run of the format (see ``BoundTemplate``).
+    func filtered(_ tree: PredicateTree, format: String? = nil, arguments: [Any]? = nil) throws(ShoalError) -> Results<Element> {
         let base = queryBase()
-        let root = base.source.root(table: base.table, schema: base.instance.schema)
-        let bound = try QueryBinder.bind(tree, schema: base.instance.schema, root: root, format: format)
+        let schema = base.instance.schema
+        let root = base.source.root(table: base.table, schema: schema)
+        var binder = QueryBinder(schema: schema, root: root, format: format ?? tree.description)
+        let bound = try binder.bind(tree)
+        if let format, let arguments {
+            PredicateTemplates.shared.storeBound(format, arguments, schema: schema, root: root, bound: bound,
+                conversions: binder.conversions)
+        }
         return Results(instance: base.instance, table: base.table, source: base.source.filtered(bound))
     }
 
@@ -51,10 +59,26 @@ extension RealmCollection {
     /// be called on List instances retrieved from a Realm", as Realm stops
     /// for unmanaged `RLMArray` and `RLMSet`. Aggregates work on unmanaged
     /// collections too.
+    ///
+    /// A format run again with arguments of the same types (as in a loop)
+    /// is prepared: neither parsed nor bound again, its first binding takes
+    /// the new values (see ``PredicateTemplates``).
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
+        // Prepared: a hit means the format parsed and bound before, so no
+        // error of either is skipped; an unmanaged collection takes the
+        // full path, which stops after a parse error, as before.
+        if let base = resultsBase {
+            let schema = base.instance.schema
+            if let bound = PredicateTemplates.shared.bound(predicateFormat, args, schema: schema,
+                root: base.source.root(table: base.table, schema: schema))
+            {
+                base.instance.verifyThread()
+                return Results(instance: base.instance, table: base.table, source: base.source.filtered(bound))
+            }
+        }
         do {
             let predicate = try PredicateFormat(predicateFormat, argumentArray: args)
-            return try filtered(predicate.tree, format: predicate.format)
+            return try filtered(predicate.tree, format: predicate.format, arguments: args)
         } catch { shoalPrecondition(error) }
     }
 

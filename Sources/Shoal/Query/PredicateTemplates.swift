@@ -45,11 +45,22 @@ final class PredicateTemplates: Sendable {
         var token: PredicateToken
     }
 
+    /// The tree a format parsed to with arguments of one shape, and the
+    /// bindings made of it.
+    struct Template {
+        var argumentCount: Int
+        var parts: [Part]
+        var tree: PredicateTree
+        /// The tree bound for the schemas, roots and argument types seen,
+        /// the latest last (see ``BoundTemplate``).
+        var bindings: [BoundTemplate] = []
+    }
+
     /// One format's placeholders and the trees it parsed to.
     struct Entry {
         var placeholders: [Placeholder]
         /// A tree for each shape of arguments seen, the latest last.
-        var templates: [(argumentCount: Int, parts: [Part], tree: PredicateTree)] = []
+        var templates: [Template] = []
     }
 
     /// The cache every parse uses.
@@ -70,14 +81,31 @@ final class PredicateTemplates: Sendable {
     /// The tree of `format` with `arguments`, if a template of their shape
     /// is kept.
     func tree(_ format: String, _ arguments: [Any]) -> PredicateTree? {
+        guard let (template, values) = template(format, arguments) else { return nil }
+        return Self.holdsValues(values) ? template.tree.substituting(values) : template.tree
+    }
+
+    /// The kept template `format` parsed to with arguments of the shape of
+    /// `arguments`, and their values.
+    func template(_ format: String, _ arguments: [Any]) -> (Template, [PredicateArgument?])? {
         guard let entry = cache.withLock({ $0[format] }), !entry.templates.isEmpty,
             let values = PredicateArguments(arguments: arguments).values(for: entry.placeholders)
         else { return nil }
         for template in entry.templates.reversed()
         where template.argumentCount == arguments.count && Self.matches(template.parts, entry.placeholders, values, arguments) {
-            return Self.holdsValues(values) ? template.tree.substituting(values) : template.tree
+            return (template, values)
         }
         return nil
+    }
+
+    /// Changes the kept template of `format` whose parts are `parts`, if
+    /// it is still kept.
+    func updateTemplate(_ format: String, parts: [Part], argumentCount: Int, _ body: (inout Template) -> Void) {
+        cache.withLock { cache in
+            guard let i = cache[format]?.templates.lastIndex(where: { $0.argumentCount == argumentCount && $0.parts == parts })
+            else { return }
+            body(&cache[format]!.templates[i])
+        }
     }
 
     /// Keeps the tree `format` (lexed to `tokens`) parsed to with `arguments`.
@@ -92,7 +120,7 @@ final class PredicateTemplates: Sendable {
             if cache[format] == nil, cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
             var entry = cache[format] ?? Entry(placeholders: placeholders)
             if entry.templates.count >= shapesPerFormat { entry.templates.removeFirst() }
-            entry.templates.append((arguments.count, parts, template))
+            entry.templates.append(Template(argumentCount: arguments.count, parts: parts, tree: template))
             cache[format] = entry
         }
     }

@@ -36,6 +36,7 @@ extension QueryBinder {
         try checkOperator(op, lhs, rhs, comparison)
         try checkTypes(lhs, rhs, op: op)
         rhs.operand = Self.converted(rhs.operand, to: lhs.type)
+        conversions.append(lhs.type)
         return .comparison(BoundComparison(lhs: lhs.operand, op: op, rhs: rhs.operand, options: comparison.options,
             modifier: lhs.modifier ?? .anyOf))
     }

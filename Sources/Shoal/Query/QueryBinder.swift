@@ -10,7 +10,7 @@
 /// operator that does not apply.
 struct QueryBinder {
     /// What the predicate tests: objects of a table, or primitive values (`self`).
-    enum Root: Sendable {
+    enum Root: Equatable, Sendable {
         case table(TableKey)
         case primitive(PropertyType)
         /// Objects of any class (after `@links`): only `@count` may follow.
@@ -23,6 +23,10 @@ struct QueryBinder {
     let root: Root
     /// The `SUBQUERY` variables in scope, outermost first.
     var scopes: [(name: String, root: Root)] = []
+    /// For each comparison bound, in order, the type its constants were
+    /// converted to: what a prepared predicate converts new values to
+    /// (see ``BoundTemplate``).
+    var conversions: [PropertyType?] = []
 
     init(schema: Schema, root: Root, format: String) {
         self.schema = schema
