@@ -20,6 +20,8 @@ struct Options {
     var lookups = 100_000
     var queries = 20
     var rounds = 3
+    /// W3.pk-range: also log every query's time, in order.
+    var samples = false
     var reopenDogs = 100_000
     var only: Set<String>? = nil
     /// Profiling mode: run one engine's workload in a loop for `seconds`.
@@ -64,6 +66,7 @@ struct Options {
             case "--lookups": lookups = int()
             case "--queries": queries = int()
             case "--rounds": rounds = int()
+            case "--samples": samples = true
             case "--reopen-dogs": reopenDogs = int()
             case "--profile": profile = it.next()
             case "--engine": engine = it.next() ?? "Shoal"
@@ -78,7 +81,7 @@ struct Options {
             case "--only": only = Set((it.next() ?? "").split(separator: ",").map { String($0).uppercased() })
             case "-h", "--help":
                 print("""
-                    usage: compare [--dogs N] [--commits M] [--lookups L] [--queries Q] [--rounds R] [--reopen-dogs N] [--history-commits H] [--only W1,W2,W3,W4,W5,W6,W7,W8,W9,W10]
+                    usage: compare [--dogs N] [--commits M] [--lookups L] [--queries Q] [--rounds R] [--samples] [--reopen-dogs N] [--history-commits H] [--only W1,W2,W3,W4,W5,W6,W7,W8,W9,W10]
                                    [--observers 1,100,1000,10000] [--sorted-dogs 10000,100000] [--section-dogs 10000,100000,1000000]
                                    [--filtered-observers K]
                                    [--notify-commits C] [--notify-budget S]
@@ -372,6 +375,13 @@ if options.runs("W3") || options.runs("W9") {
             let x = starts[r / 2]
             r += 1
             return try Measure.time { try queries[engine.name]!.pkRange(x, x + width - 1) }.ns
+        }
+        if options.samples {
+            // Round r runs Shoal first when r is even: Shoal's odd samples
+            // follow a GRDB query (its caches cold), its even ones (after
+            // the first) its own.
+            log("W3.pk-range Shoal samples µs (in order): \(pkRanges.shoal.map { Int($0 / 1000) })")
+            log("W3.pk-range GRDB samples µs (in order): \(pkRanges.grdb.map { Int($0 / 1000) })")
         }
         record("W3.pk-range", "ms/query (median)", shoal: micros(Measure.median(pkRanges.shoal)) / 1000,
                grdb: micros(Measure.median(pkRanges.grdb)) / 1000, higherIsBetter: false)

@@ -124,6 +124,73 @@ struct PreparedPredicateTests {
         #expect(templates.bound("age IN %@", [Array(10..<(12 + BoundTemplate.perTemplate))], schema: dogs, root: dogRoot) != nil)
     }
 
+    @Test("for 300 random formats run with 12 random argument lists each, every prepared binding equals a fresh one, and arguments that fail to bind are never prepared")
+    func randomized() throws {
+        var rng = SeededRandom(seed: 17)
+        func pick<T>(_ options: [T]) -> T { options[Int(rng.next() % UInt64(options.count))] }
+        func argument() -> Any {
+            switch rng.next() % 7 {
+            case 0: return Int(rng.next() % 11) - 5
+            case 1: return pick(["Rex", "Fido", "Spot"])
+            case 2: return (0..<Int(rng.next() % 3)).map { _ in Int(rng.next() % 10) }
+            case 3: return NSNull()
+            case 4: return Double(rng.next() % 100) / 10
+            case 5: return pick([["a", "b"], ["c"]])
+            default: return (0..<2).map { _ in Int(rng.next() % 10) }
+            }
+        }
+        let comparisons = [
+            "age == %@", "age > %@", "%@ <= age", "id BETWEEN %@", "id BETWEEN {%@, %@}", "age IN %@", "name == %@",
+            "name BEGINSWITH[c] %@", "%@ IN tags", "ANY tags == %@", "owner.name != %@", "scores['x'] > %@", "breed IN {%@, 'Pug'}",
+        ]
+        let (schema, root) = Self.schema(Dog.self)
+        var prepared = 0
+        for _ in 0..<300 {
+            let terms = (0..<(1 + Int(rng.next() % 3))).map { _ in pick(comparisons) }
+            let format = terms.joined(separator: pick([" AND ", " OR "]))
+            let count = terms.reduce(0) { $0 + $1.components(separatedBy: "%@").count - 1 }
+            for _ in 0..<12 {
+                let arguments = (0..<count).map { _ in argument() }
+                let fresh = try? uncached(format, arguments, schema, root)
+                if let bound = templates.bound(format, arguments, schema: schema, root: root) {
+                    prepared += 1
+                    let fresh = try #require(fresh, "\(format) with \(arguments) was prepared but does not bind")
+                    #expect(everything(bound) == everything(fresh), "\(format) with \(arguments)")
+                } else if fresh != nil {
+                    try bindFully(format, arguments, schema, root)
+                }
+            }
+        }
+        #expect(prepared > 100)
+    }
+
+    @Test("is shared safely by threads binding at once")
+    func concurrent() async throws {
+        let templates = self.templates
+        let (schema, root) = Self.schema(Dog.self)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for i in 0..<200 {
+                        let format = "age == %d AND id BETWEEN {%d, %d} AND name IN %@"
+                        let arguments: [Any] = [task, i, i + task, ["a", "b"].prefix(i % 3).map { $0 }]
+                        let fresh = try QueryBinder.bind(try PredicateParser.parse(format, arguments: arguments, templates: templates),
+                            schema: schema, root: root, format: format)
+                        if let bound = templates.bound(format, arguments, schema: schema, root: root) {
+                            #expect(bound.description == fresh.description)
+                        } else {
+                            var binder = QueryBinder(schema: schema, root: root, format: format)
+                            let tree = try PredicateParser.parse(format, arguments: arguments, templates: templates)
+                            let bound = try binder.bind(tree)
+                            templates.storeBound(format, arguments, schema: schema, root: root, bound: bound, conversions: binder.conversions)
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     @Test("a query run in a loop with new arguments finds what a fresh query finds")
     func resultsMatch() throws {
         let realm = try makeRealm()
