@@ -78,18 +78,24 @@ public func testOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     guard (try? PredicateFormat(format.description)) != nil else {
         fatalError("the description of a parsed predicate does not parse: \(format.description)")
     }
-    run(format, Person.self)
-    run(format, Dog.self)
-    run(format, Kennel.self)
-    run(format, AllTypes.self)
+    run(format, text, Person.self)
+    run(format, text, Dog.self)
+    run(format, text, Kennel.self)
+    run(format, text, AllTypes.self)
     return 0
 }
 
-/// Binds `format` for `T`, and when that succeeds, counts and finds its matches.
-private func run<T: Object>(_ format: PredicateFormat, _ type: T.Type) {
+/// Binds `format` for `T`, and when that succeeds, counts and finds its
+/// matches; `text` filtered as a format string twice (the second time
+/// prepared, from the first's binding) finds the same objects.
+private func run<T: Object>(_ format: PredicateFormat, _ text: String, _ type: T.Type) {
     guard (try? format.validate(for: type)) != nil else { return }
     let results = realm.objects(type).filter(format)
     _ = results.count
     _ = realm.objects(type).index(matching: format)
     _ = results.first?.description
+    let keys = results.map { $0.ref!.key }
+    for _ in 0..<2 where realm.objects(type).filter(text).map({ $0.ref!.key }) != keys {
+        fatalError("filtering with the format string \(text) finds other objects than its parsed predicate")
+    }
 }
