@@ -64,15 +64,19 @@ extension RealmCollection {
     /// is prepared: neither parsed nor bound again, its first binding takes
     /// the new values (see ``PredicateTemplates``).
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
-        // Prepared: a hit means the format parsed and bound before, so no
-        // error of either is skipped; an unmanaged collection takes the
-        // full path, which stops after a parse error, as before.
-        if let base = resultsBase {
+        // Prepared, with the checks in the full path's order: a kept
+        // template means the format parses with these arguments, so the
+        // collection's own checks (a deleted owner, the thread) come next,
+        // as after a parse; a kept binding means binding succeeds. An
+        // unmanaged collection takes the full path, which stops after a
+        // parse error, as before.
+        if let (template, values) = PredicateTemplates.shared.template(predicateFormat, args), !template.bindings.isEmpty,
+            let base = resultsBase
+        {
+            base.instance.verifyThread()
             let schema = base.instance.schema
-            if let bound = PredicateTemplates.shared.bound(predicateFormat, args, schema: schema,
-                root: base.source.root(table: base.table, schema: schema))
-            {
-                base.instance.verifyThread()
+            let root = base.source.root(table: base.table, schema: schema)
+            if let bound = PredicateTemplates.bound(template, values, schema: schema, root: root) {
                 return Results(instance: base.instance, table: base.table, source: base.source.filtered(bound))
             }
         }

@@ -17,7 +17,8 @@ struct BoundTemplate {
     let root: QueryBinder.Root
     /// The types of the argument values bound (see ``signature(_:)``).
     let signature: [Int]
-    /// The template's tree bound, with the first arguments' values.
+    /// The template's tree bound, its arguments' values nulled (every one
+    /// is replaced when the binding is used).
     let predicate: BoundPredicate
     /// For each comparison, in the order the binder binds them, the type
     /// its constants were converted to (``QueryBinder/converted(_:to:)``).
@@ -25,6 +26,11 @@ struct BoundTemplate {
 
     /// Most bindings kept per template; the oldest goes first.
     static let perTemplate = 4
+
+    /// Whether this binding serves arguments of `signature` for `schema` and `root`.
+    func matches(_ signature: [Int], _ schema: Schema, _ root: QueryBinder.Root) -> Bool {
+        self.signature == signature && self.root == root && self.schema == schema
+    }
 
     /// The binding's argument types: for each argument by index, `-1` for
     /// one only `%K` takes, a value's type, or a list's length (as
@@ -183,10 +189,18 @@ extension PredicateTemplates {
     /// `root`, when a binding of its template with arguments of the same
     /// types is kept.
     func bound(_ format: String, _ arguments: [Any], schema: Schema, root: QueryBinder.Root) -> BoundPredicate? {
-        guard let (template, values) = template(format, arguments), !template.bindings.isEmpty else { return nil }
+        guard let (template, values) = template(format, arguments) else { return nil }
+        return Self.bound(template, values, schema: schema, root: root)
+    }
+
+    /// The binding of `template` with `values` for `schema` and `root`, if
+    /// one with values of the same types is kept.
+    static func bound(_ template: Template, _ values: [PredicateArgument?], schema: Schema, root: QueryBinder.Root)
+        -> BoundPredicate?
+    {
+        guard !template.bindings.isEmpty else { return nil }
         let signature = BoundTemplate.signature(values)
-        for binding in template.bindings.reversed()
-        where binding.signature == signature && binding.root == root && binding.schema == schema {
+        for binding in template.bindings.reversed() where binding.matches(signature, schema, root) {
             return binding.instantiate(template.tree, values)
         }
         return nil
@@ -195,13 +209,18 @@ extension PredicateTemplates {
     /// Keeps `bound`, the binding of `format` with `arguments` for `schema`
     /// and `root`, whose comparisons' constants were converted to
     /// `conversions`, beside its template (kept when the format parsed).
+    /// Its argument values are nulled first, as the template's are: the
+    /// cache keeps no argument's value alive.
     func storeBound(_ format: String, _ arguments: [Any], schema: Schema, root: QueryBinder.Root, bound: BoundPredicate,
         conversions: [PropertyType?])
     {
         guard let (template, values) = template(format, arguments), BoundTemplate.isPreparable(template.tree) else { return }
-        let binding = BoundTemplate(schema: schema, root: root, signature: BoundTemplate.signature(values), predicate: bound,
-            conversions: conversions)
+        let signature = BoundTemplate.signature(values)
+        let first = BoundTemplate(schema: schema, root: root, signature: signature, predicate: bound, conversions: conversions)
+        guard let nulled = first.instantiate(template.tree, values.map { $0?.nulled }) else { return }
+        let binding = BoundTemplate(schema: schema, root: root, signature: signature, predicate: nulled, conversions: conversions)
         updateTemplate(format, parts: template.parts, argumentCount: template.argumentCount) { template in
+            template.bindings.removeAll { $0.matches(signature, schema, root) }
             if template.bindings.count >= BoundTemplate.perTemplate { template.bindings.removeFirst() }
             template.bindings.append(binding)
         }

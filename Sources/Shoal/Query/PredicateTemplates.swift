@@ -14,9 +14,9 @@
 /// for arguments that parsed, so a tree from the cache equals the one binding
 /// and parsing would give. Anything irregular (a missing argument, one that
 /// does not convert, one that `%K` and a value both take) takes the full
-/// path, which gives the error. A kept tree holds no
-/// argument's value (they are nulled), so the cache keeps no large list or
-/// string alive.
+/// path, which gives the error. A kept tree, and a kept binding of it (see
+/// ``BoundTemplate``), holds no argument's value (they are nulled), so the
+/// cache keeps no large list or string alive.
 final class PredicateTemplates: Sendable {
     /// What parsing depends on of one placeholder's argument.
     enum Part: Equatable {

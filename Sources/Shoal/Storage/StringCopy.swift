@@ -40,8 +40,8 @@ enum StringCopy {
     static func copy(_ string: UnsafePointer<String>, copiesBits: Bool) -> String {
         #if _pointerBitWidth(_64) && _endian(little)
             let raw = UnsafeRawPointer(string)
-            let flags = raw.load(fromByteOffset: 8, as: UInt64.self)
-            if flags & immortal != 0, copiesBits {
+            let object = raw.load(fromByteOffset: 8, as: UInt64.self)
+            if object & immortal != 0, copiesBits {
                 // Nothing is counted for this string: its bits, written
                 // into memory bound to `String` and moved out (taking
                 // ownership with no retain), are a copy. (`unsafeBitCast`
@@ -49,7 +49,7 @@ enum StringCopy {
                 return withUnsafeTemporaryAllocation(of: String.self, capacity: 1) { buffer in
                     let bytes = UnsafeMutableRawPointer(buffer.baseAddress!)
                     bytes.storeBytes(of: raw.load(as: UInt64.self), as: UInt64.self)
-                    bytes.storeBytes(of: flags, toByteOffset: 8, as: UInt64.self)
+                    bytes.storeBytes(of: object, toByteOffset: 8, as: UInt64.self)
                     return buffer.baseAddress!.move()
                 }
             }

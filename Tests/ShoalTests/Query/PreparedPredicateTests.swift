@@ -191,6 +191,40 @@ struct PreparedPredicateTests {
         }
     }
 
+    @Test("a kept binding holds none of the arguments' values, as a kept tree holds none")
+    func keepsNoValues() throws {
+        let (schema, root) = Self.schema(Dog.self)
+        let big = (0..<100).map { String(repeating: "x", count: 100 + $0) }
+        try bindFully("name IN %@ AND age > %d", [big, 3], schema, root)
+        let (template, _) = try #require(templates.template("name IN %@ AND age > %d", [big, 3]))
+        #expect(template.bindings.count == 1)
+        #expect(template.bindings.first?.predicate.description == "(name IN {\(Array(repeating: "nil", count: 100).joined(separator: ", "))} AND age > nil)")
+        // Binding again with the same types replaces the kept binding rather than adding one.
+        try bindFully("name IN %@ AND age > %d", [big, 4], schema, root)
+        #expect(templates.template("name IN %@ AND age > %d", [big, 3])?.0.bindings.count == 1)
+    }
+
+    @Test("a prepared filter on the list of a deleted owner stops as a fresh one does; a format that does not parse stops with its parse error first")
+    func stopsInOrder() async {
+        let deleted = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let realm = try makeRealm()
+            let (kept, gone) = try realm.write { (realm.create(Person.self, value: ["id": 1]), realm.create(Person.self, value: ["id": 2])) }
+            _ = kept.dogs.filter("age > %d", 1).count
+            _ = kept.dogs.filter("age > %d", 2).count
+            try realm.write { realm.delete(gone) }
+            _ = gone.dogs.filter("age > %d", 3)
+        }
+        #expect(ErrorTests.stderr(deleted).contains("Object has been deleted or invalidated."))
+        let unparsed = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let realm = try makeRealm()
+            let gone = try realm.write { realm.create(Person.self, value: ["id": 2]) }
+            let dogs = gone.dogs
+            try realm.write { realm.delete(gone) }
+            _ = dogs.filter("age >")
+        }
+        #expect(ErrorTests.stderr(unparsed).contains("Invalid predicate 'age >'"))
+    }
+
     @Test("a query run in a loop with new arguments finds what a fresh query finds")
     func resultsMatch() throws {
         let realm = try makeRealm()
