@@ -61,8 +61,8 @@ extension RealmCollection {
     /// collections too.
     ///
     /// A format run again with arguments of the same types (as in a loop)
-    /// is prepared: neither parsed nor bound again, its first binding takes
-    /// the new values (see ``PredicateTemplates``).
+    /// is prepared, as a SQL statement is: it is neither parsed nor bound
+    /// again, and its first binding takes the new values.
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
         // Prepared, with the checks in the full path's order: a kept
         // template means the format parses with these arguments, so the
