@@ -183,7 +183,9 @@ final class RealmInstance {
             return ""
         }
         let column = Snapshot.unsafeColumn(reading, table, property)
-        if let bytes = Column.unsafeStringBytes(column, key.slot) { return String(decoding: bytes, as: UTF8.self) }
+        if let bytes = Column.unsafeStringBytes(column, key.slot) {
+            return StringCopy.string(utf8: bytes, makesSmall: column.pointee.bytes.makesSmall)
+        }
         // A null (of a coded column too), or a column that holds tagged values.
         if case .string(let s) = Column.value(column, key.slot) { return s }
         return ""

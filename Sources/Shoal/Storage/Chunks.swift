@@ -243,6 +243,10 @@ struct ByteChunks: Sendable {
 
     private(set) var leaves: [Leaf] = []
     private(set) var count = 0
+    /// Whether a small ASCII string is made here from its bytes
+    /// (``StringCopy/makesSmall``), kept beside the leaves so that a read
+    /// checks a field rather than a lazily made global.
+    let makesSmall = StringCopy.makesSmall
 
     init() {}
 
@@ -253,8 +257,11 @@ struct ByteChunks: Sendable {
         try withExtendedLifetime(self) { try body(unsafeBytes(i)) }
     }
 
+    /// Value `i` as a string (its bytes valid UTF-8): a small ASCII one
+    /// made from its bytes with no call into the runtime (``StringCopy``).
+    @inline(__always)
     func string(_ i: Int) -> String {
-        String(decoding: unsafeBytes(i), as: UTF8.self)
+        StringCopy.string(utf8: unsafeBytes(i), makesSmall: makesSmall)
     }
 
     /// The bytes of value `i`, in place: valid only while this value (or a

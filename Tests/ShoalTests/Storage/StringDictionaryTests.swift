@@ -374,4 +374,29 @@ extension StringDictionaryTests {
         }
         #expect(strings.indices.allSatisfy { column[$0].isIdentical(to: .string(strings[$0])) })
     }
+
+    @Test("this build makes a small ASCII string's words as the runtime does, so plain reads take that path")
+    func makesSmall() {
+        #expect(StringCopy.makesSmall)
+    }
+
+    @Test("reading a plain string column gives each string back: ASCII of every small length, non-ASCII, 16 bytes and more, from a full leaf (short ends) and a filling one")
+    func readsPlainStrings() {
+        let ascii = "Shoal reads 0123456789 abcdefghijklmnopqrstuvwxyz"
+        var strings = (0...17).map { String(ascii.prefix($0)) }
+        strings += ["a\u{0}b", "\u{0}", "\u{7F}~", "é", "héllo", "exactly 15 byté", "日本", "🐟", "naïve café au lait"]
+        // A leaf that fills within 65,535 bytes keeps its ends in two bytes
+        // each; the long string comes in the next leaf.
+        let expected = (0..<(Chunks<UInt8>.width + strings.count)).map { strings[$0 % strings.count] }
+            + [String(repeating: ascii, count: 30)] + strings
+        var column = Column(kind: .string)
+        for s in expected { column.append(.string(s)) }
+        #expect(column.kind == .string && column.bytes.leaves.first?.isShort == true && column.bytes.leaves.last?.isShort == false)
+        for _ in 0..<20 {
+            let read = expected.indices.map { column.bytes.string($0) }
+            #expect(read == expected)
+            #expect(zip(read, expected).allSatisfy { Array($0.utf8) == Array($1.utf8) })
+        }
+        #expect(expected.indices.allSatisfy { column[$0].isIdentical(to: .string(expected[$0])) })
+    }
 }
