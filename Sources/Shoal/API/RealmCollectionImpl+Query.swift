@@ -17,8 +17,23 @@ extension RealmCollection {
 
     /// What the elements are, for binding predicates and key paths.
     func queryRoot() -> QueryBinder.Root {
-        let base = queryBase()
-        return base.source.root(table: base.table, schema: base.instance.schema)
+        Self.binding(queryBase()).root
+    }
+
+    /// The schema of the store `base` reads and what its elements are:
+    /// what a predicate is bound against.
+    private static func binding(_ base: (instance: RealmInstance, table: TableKey, source: ResultsSource))
+        -> (schema: Schema, root: QueryBinder.Root)
+    {
+        let schema = base.instance.schema
+        return (schema, base.source.root(table: base.table, schema: schema))
+    }
+
+    /// The elements of `base` that match `bound`.
+    private static func results(_ base: (instance: RealmInstance, table: TableKey, source: ResultsSource), matching bound: BoundPredicate)
+        -> Results<Element>
+    {
+        Results(instance: base.instance, table: base.table, source: base.source.filtered(bound))
     }
 
     /// The collection filtered by a predicate tree, or the binding error.
@@ -26,15 +41,14 @@ extension RealmCollection {
     /// for the next run of the format (see ``BoundTemplate``).
     func filtered(_ tree: PredicateTree, format: String? = nil, arguments: [Any]? = nil) throws(ShoalError) -> Results<Element> {
         let base = queryBase()
-        let schema = base.instance.schema
-        let root = base.source.root(table: base.table, schema: schema)
+        let (schema, root) = Self.binding(base)
         var binder = QueryBinder(schema: schema, root: root, format: format ?? tree.description)
         let bound = try binder.bind(tree)
         if let format, let arguments {
             PredicateTemplates.shared.storeBound(format, arguments, schema: schema, root: root, bound: bound,
                 conversions: binder.conversions)
         }
-        return Results(instance: base.instance, table: base.table, source: base.source.filtered(bound))
+        return Self.results(base, matching: bound)
     }
 
     func ordered(_ step: OrderingStep) -> Results<Element> {
@@ -74,10 +88,9 @@ extension RealmCollection {
             let base = resultsBase
         {
             base.instance.verifyThread()
-            let schema = base.instance.schema
-            let root = base.source.root(table: base.table, schema: schema)
+            let (schema, root) = Self.binding(base)
             if let bound = PredicateTemplates.bound(template, values, schema: schema, root: root) {
-                return Results(instance: base.instance, table: base.table, source: base.source.filtered(bound))
+                return Self.results(base, matching: bound)
             }
         }
         do {
