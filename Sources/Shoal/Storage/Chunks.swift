@@ -258,7 +258,8 @@ struct ByteChunks: Sendable {
     }
 
     /// Value `i` as a string (its bytes valid UTF-8): a small ASCII one
-    /// made from its bytes with no call into the runtime (``StringCopy``).
+    /// made from its bytes with no call into the runtime where this
+    /// build's layout allows (``StringCopy/makesSmall``).
     @inline(__always)
     func string(_ i: Int) -> String {
         StringCopy.string(utf8: unsafeBytes(i), makesSmall: makesSmall)

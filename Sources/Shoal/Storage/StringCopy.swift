@@ -7,9 +7,9 @@
 /// `String` itself) or literals, which the runtime never counts. A plain
 /// copy still calls into the runtime to find that out; ``copy(_:copiesBits:)``
 /// tests the `String`'s own "immortal" flag inline. Reading a plain string
-/// column makes a `String` of its bytes; ``string(ascii:)`` writes the two
-/// words of a small ASCII string directly, where `String(decoding:as:)`
-/// calls into the runtime to validate and copy them.
+/// column makes a `String` of its bytes; ``string(utf8:makesSmall:)``
+/// writes the two words of a small ASCII string directly, where
+/// `String(decoding:as:)` calls into the runtime to validate and copy them.
 ///
 /// Both rely on the layout of `String` on 64-bit platforms (two words, the
 /// second's top byte holding the flags: "immortal", "ASCII", "small", and
@@ -36,7 +36,7 @@ enum StringCopy {
         #endif
     }()
 
-    /// Whether ``string(ascii:)`` makes the very words the runtime makes:
+    /// Whether ``string(utf8:makesSmall:)`` makes the very words the runtime makes:
     /// checked once, for ASCII strings of every length it makes (0 to 15
     /// bytes), against `String(decoding:as:)`.
     static let makesSmall: Bool = {
@@ -50,7 +50,7 @@ enum StringCopy {
                 guard let made, made == words(runtime), string(made) == runtime else { return false }
             }
             // Not ASCII, or too long: not made here.
-            return [0xC3, 0xA9].withUnsafeBytes { bits(ascii: $0) } == nil
+            return ([0xC3, 0xA9] as [UInt8]).withUnsafeBytes { bits(ascii: $0) } == nil
                 && sample.withUnsafeBytes { bits(ascii: $0) } == nil
         #else
             return false
@@ -86,9 +86,8 @@ enum StringCopy {
         return decoded(utf8)
     }
 
-    /// The string of `utf8` as the runtime makes it: out of line, so that
-    /// the reads that inline ``string(utf8:makesSmall:)`` stay small
-    /// enough to be inlined in turn.
+    /// The string of `utf8` as the runtime makes it: the uncommon case of
+    /// ``string(utf8:makesSmall:)``, kept out of the reads that inline it.
     @inline(never)
     private static func decoded(_ utf8: UnsafeRawBufferPointer) -> String {
         String(decoding: utf8, as: UTF8.self)
@@ -96,7 +95,8 @@ enum StringCopy {
 
     /// The two words of the small string of `bytes`, when they are at most
     /// 15 and all ASCII; `nil` otherwise. Loads only within `bytes`: two
-    /// overlapping loads of 8, 4 or 1 bytes each, shifted into place.
+    /// overlapping loads of 8 or 4 bytes (three single bytes for fewer
+    /// than 4), shifted into place.
     @inline(__always)
     private static func bits(ascii bytes: UnsafeRawBufferPointer) -> (UInt64, UInt64)? {
         let n = bytes.count
