@@ -185,14 +185,6 @@ extension PredicateTree.Expression {
 }
 
 extension PredicateTemplates {
-    /// The bound predicate of `format` with `arguments` for `schema` and
-    /// `root`, when a binding of its template with arguments of the same
-    /// types is kept.
-    func bound(_ format: String, _ arguments: [Any], schema: Schema, root: QueryBinder.Root) -> BoundPredicate? {
-        guard let (template, values) = template(format, arguments) else { return nil }
-        return Self.bound(template, values, schema: schema, root: root)
-    }
-
     /// The binding of `template` with `values` for `schema` and `root`, if
     /// one with values of the same types is kept.
     static func bound(_ template: Template, _ values: [PredicateArgument?], schema: Schema, root: QueryBinder.Root)

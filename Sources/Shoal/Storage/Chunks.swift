@@ -27,13 +27,9 @@ struct Chunks<Element: Sendable>: RandomAccessCollection, Sendable {
     var endIndex: Int { count }
 
     subscript(i: Int) -> Element {
-        @inline(__always) get {
-            precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
-            // Through the leaves' addresses, taken out of their closures, so
-            // that no leaf array is retained on the way (`self` holds them).
-            let leaf = leaves.withUnsafeBufferPointer { $0.baseAddress! + (i &>> Self.bits) }
-            return leaf.pointee.withUnsafeBufferPointer { $0.baseAddress! }[i & Self.mask]
-        }
+        // Through the value's address, so that no leaf array is retained
+        // on the way (`self` holds them).
+        @inline(__always) get { address(i).pointee }
         set {
             precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")
             leaves[i &>> Self.bits][i & Self.mask] = newValue
@@ -41,7 +37,8 @@ struct Chunks<Element: Sendable>: RandomAccessCollection, Sendable {
     }
 
     /// The address of value `i`, valid while this collection (or a copy
-    /// sharing its leaf) is neither changed nor released.
+    /// sharing its leaf) is neither changed nor released. The leaves'
+    /// addresses are taken out of their closures.
     @inline(__always)
     func address(_ i: Int) -> UnsafePointer<Element> {
         precondition(i >= 0 && i < count, "column index \(i) out of range 0..<\(count)")

@@ -244,3 +244,13 @@ struct PreparedPredicateTests {
         }
     }
 }
+
+extension PredicateTemplates {
+    /// The bound predicate of `format` with `arguments` for `schema` and
+    /// `root`, when a binding of its template with arguments of the same
+    /// types is kept: the two steps `filter(_:_:)` takes, in one call.
+    fileprivate func bound(_ format: String, _ arguments: [Any], schema: Schema, root: QueryBinder.Root) -> BoundPredicate? {
+        guard let (template, values) = template(format, arguments) else { return nil }
+        return Self.bound(template, values, schema: schema, root: root)
+    }
+}
