@@ -58,6 +58,9 @@ extension Snapshot: InvariantChecking {
             if Set(table.secondaryIndexes.keys) != indexed {
                 return "\(schema.className): secondary indexes for properties \(table.secondaryIndexes.keys.sorted()), indexed \(indexed.sorted())"
             }
+            if table.indexedProperties != indexed.sorted() {
+                return "\(schema.className): indexed properties listed as \(table.indexedProperties), indexed \(indexed.sorted())"
+            }
             for (p, index) in table.secondaryIndexes {
                 let name = "\(schema.className).\(schema.properties[p].name)"
                 if let problem = index.invariantViolation() { return "\(name): secondary index: \(problem)" }
