@@ -340,9 +340,12 @@ struct UnretainedObjectRef {
 @usableFromInline
 final class UnmanagedBox<T: PersistableValue>: AnyUnmanagedBox {
     /// The value once set, or once read (then the type's default). Every
-    /// access is a short read or write that calls out to nothing, so none
-    /// can overlap another on its thread: the run-time exclusivity check
-    /// (a thread-local look-up, a fifth of reading the value) is left out.
+    /// access is a short read (copying the value out) or a write of a value
+    /// made before it, never held `inout`, so no access can overlap another
+    /// on its thread: the run-time exclusivity check (a thread-local
+    /// look-up, a fifth of reading the value) is left out. (A write
+    /// releases the old value within the access; a `deinit` that read the
+    /// property again would read the new value, already stored.)
     @exclusivity(unchecked) private var held: Any?
 
     @usableFromInline override init() {}
