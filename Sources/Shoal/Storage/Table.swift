@@ -63,7 +63,7 @@ struct Table: Sendable {
     /// schema when the table is made. ``hasSecondaryIndex(_:)`` looks here
     /// rather than hashing into ``secondaryIndexes`` for every property of
     /// every object inserted (4% of an insert's instructions).
-    private(set) var indexedProperties: [Int] = []
+    let indexedProperties: [Int]
     /// The secondary indexes, when not pending.
     private var builtSecondary: [Int: SecondaryIndex] = [:]
     /// The secondary indexes, when being built on other threads.
@@ -71,17 +71,16 @@ struct Table: Sendable {
 
     init(key: TableKey, schema: ObjectSchema) {
         self.key = key
+        indexedProperties = schema.properties.indices.filter {
+            let p = schema.properties[$0]
+            return p.isStored && p.collection == .none && !p.isPrimary && p.isIndexed
+        }
+        for i in indexedProperties { builtSecondary[i] = SecondaryIndex() }
         var scalars: [Column] = []
         for (i, p) in schema.properties.enumerated() where p.isStored {
             scalars.append(Column(for: p))
             switch p.collection {
-            case .none:
-                if p.isPrimary {
-                    primaryIndex = PrimaryIndex(for: p)
-                } else if p.isIndexed {
-                    builtSecondary[i] = SecondaryIndex()
-                    indexedProperties.append(i)
-                }
+            case .none: if p.isPrimary { primaryIndex = PrimaryIndex(for: p) }
             case .list: lists[i] = PersistentVector()
             case .set: sets[i] = PersistentVector()
             case .map: maps[i] = PersistentVector()
