@@ -5,26 +5,49 @@ import Foundation
 ///
 /// Commits are fed in version order (``feed(_:before:after:skipping:)``,
 /// called under the coordinator's lock, O(1)), published when durable
-/// (``publish(upTo:)``), and processed off the writer on one serial worker:
-/// for each commit it builds a ``ChangeDigest`` from the record and the two
+/// (``publish(upTo:)``), and processed off the writer on one serial worker.
+/// Published commits are merged into *runs* as they are published: a run
+/// keeps the first commit's `before` snapshot, the last one's `after`, and
+/// the records' ops one after the other (a record's list positions are
+/// those after the ops before it, so the concatenation describes the run as
+/// one transaction would). The worker takes every waiting run in one step:
+/// for each it builds a ``ChangeDigest`` from the merged record and the two
 /// snapshots, finds the affected notifiers through the routing index
 /// (``TrackerRoutes``) without looking at the others, lets each update its
 /// kept state, and merges what changed into its subscription. Targets are
 /// then woken; a thread drains its mailbox at `refresh()` or `beginWrite()`,
 /// a queue when woken, a stream or actor by taking its subscription.
 ///
-/// Two locks: `feed` (entries, registrations, horizon; held briefly by
+/// So under sustained writes the worker does not fall behind: a step's work
+/// grows with what the commits waiting for it changed, not with how many
+/// there were, the intermediate snapshots are released as commits are
+/// merged, and observers see fewer, larger changes (as Realm's notifiers,
+/// which run on the latest version and report the change since their last
+/// run). A run is cut where merging would change what someone sees: at a
+/// registration (its notifier is built on the snapshot between the two
+/// sides), at a schema change, and around a commit that skips observers
+/// (`write(withoutNotifying:)`), unless ``maximumRuns`` runs are waiting,
+/// when skipping commits merge too and skip only the observers every
+/// merged commit skipped.
+///
+/// Two locks: `feed` (runs, registrations, horizon; held briefly by
 /// writers) and `state` (notifiers and subscriptions; held by the worker
 /// while it processes, and by deliveries while they take changes). A writer
 /// never waits for notifier work.
 final class DependencyTracker: @unchecked Sendable {
     // Safe because: mutable state is in `feed` and `state`, both locked.
+    /// One commit, or a run of consecutive commits merged into one.
     private struct Entry {
+        /// The version after the last commit of the run.
         var version: UInt64
         var record: ChangeRecord
         var before: Snapshot
         var after: Snapshot
         var skipping: Set<Int>
+        /// How many commits the run holds.
+        var commits = 1
+        /// Made after a registration: it may not merge into the run before it.
+        var afterRegistration = false
     }
 
     private struct Registration {
@@ -34,7 +57,12 @@ final class DependencyTracker: @unchecked Sendable {
     }
 
     private struct Feed {
-        var entries: [Entry] = []
+        /// Published commits, merged into runs; the worker takes them all at once.
+        var runs: [Entry] = []
+        /// Fed commits not yet published (awaiting durability), in version order.
+        var unpublished: [Entry] = []
+        /// A registration came after the last fed commit.
+        var registeredSinceFeed = false
         var registrations: [Registration] = []
         var removals: [Subscription] = []
         var horizon: UInt64
@@ -62,6 +90,9 @@ final class DependencyTracker: @unchecked Sendable {
     private let nextID = Locked(0)
     /// How many registrations the worker builds before waking their targets.
     static let registrationSlice = 64
+    /// How many runs may wait for the worker before commits that skip
+    /// observers are merged with their neighbours too.
+    static let maximumRuns = 16
 
     init(snapshot: Snapshot, label: String) {
         feedState = Feed(horizon: snapshot.version, processed: snapshot.version)
@@ -82,18 +113,49 @@ final class DependencyTracker: @unchecked Sendable {
     /// lock, only while ``isActive``.
     func feed(_ record: ChangeRecord, before: Snapshot, after: Snapshot, skipping: Set<Int>) {
         feedLock.lock()
-        feedState.entries.append(Entry(version: after.version, record: record, before: before, after: after, skipping: skipping))
+        feedState.unpublished.append(Entry(version: after.version, record: record, before: before, after: after, skipping: skipping,
+            afterRegistration: feedState.registeredSinceFeed))
+        feedState.registeredSinceFeed = false
         feedLock.unlock()
     }
 
-    /// Lets the worker process commits up to `version` (now durable).
+    /// Lets the worker process commits up to `version` (now durable),
+    /// merging them into the run that waits for it.
     func publish(upTo version: UInt64) {
         feedLock.lock()
         feedState.horizon = max(feedState.horizon, version)
+        let published = feedState.unpublished.prefix { $0.version <= feedState.horizon }.count
+        for entry in feedState.unpublished.prefix(published) { Self.append(entry, to: &feedState.runs) }
+        feedState.unpublished.removeFirst(published)
         let kick = !feedState.scheduled && feedState.active
         if kick { feedState.scheduled = true }
         feedLock.unlock()
         if kick { worker.async { self.run() } }
+    }
+
+    /// Adds a published commit to the waiting runs: merged into the last
+    /// one unless a cut falls between them (see the type's comment).
+    private static func append(_ entry: Entry, to runs: inout [Entry]) {
+        guard var last = runs.last, !entry.afterRegistration, last.after.version == entry.before.version,
+            last.after.schema == entry.after.schema, last.before.schema == last.after.schema
+        else {
+            runs.append(entry)
+            return
+        }
+        let skips = !last.skipping.isEmpty || !entry.skipping.isEmpty
+        if skips && runs.count < maximumRuns {
+            runs.append(entry)
+            return
+        }
+        // The intermediate snapshot is released here: only the run's ends stay.
+        runs.removeLast()
+        last.record.ops.append(contentsOf: entry.record.ops)
+        last.record.timestampMicros = entry.record.timestampMicros
+        last.after = entry.after
+        last.version = entry.version
+        last.skipping.formIntersection(entry.skipping)
+        last.commits += entry.commits
+        runs.append(last)
     }
 
     // MARK: Registration
@@ -107,6 +169,7 @@ final class DependencyTracker: @unchecked Sendable {
     func register(_ subscription: Subscription, snapshot: Snapshot, make: @escaping (Snapshot) throws(ShoalError) -> Notifier) {
         feedLock.lock()
         feedState.active = true
+        feedState.registeredSinceFeed = true
         feedState.registrations.append(Registration(subscription: subscription, snapshot: snapshot, make: make))
         let kick = !feedState.scheduled
         feedState.scheduled = true
@@ -146,10 +209,10 @@ final class DependencyTracker: @unchecked Sendable {
             let horizon = feedState.horizon
             let registrations = feedState.registrations
             let removals = feedState.removals
-            let ready = feedState.entries.prefix { $0.version <= horizon }
+            let ready = feedState.runs
             feedState.registrations = []
             feedState.removals = []
-            feedState.entries.removeFirst(ready.count)
+            feedState.runs = []
             if registrations.isEmpty && removals.isEmpty && ready.isEmpty {
                 feedState.processed = max(feedState.processed, horizon)
                 feedState.scheduled = false
@@ -212,7 +275,8 @@ final class DependencyTracker: @unchecked Sendable {
         }
         for entry in entries {
             let digest = ChangeDigest(record: entry.record, before: entry.before, after: entry.after)
-            s.statistics.commits += 1
+            s.statistics.commits += entry.commits
+            s.statistics.steps += 1
             for (id, candidates) in s.routes.affected(by: digest) {
                 guard let sub = s.subscriptions[id], let notifier = sub.notifier else { continue }
                 s.statistics.notifierRuns += 1
@@ -263,11 +327,28 @@ final class DependencyTracker: @unchecked Sendable {
     struct Statistics: Sendable, Equatable {
         /// Commits processed.
         var commits = 0
+        /// Runs of commits processed (each run one step of every notifier it reaches).
+        var steps = 0
         /// Notifiers run (routed to) over all commits.
         var notifierRuns = 0
     }
 
     var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// What waits for the worker: merged runs of published commits, and fed
+    /// commits not yet published. Each holds two snapshots.
+    var backlog: (runs: Int, unpublished: Int) {
+        feedLock.lock()
+        defer { feedLock.unlock() }
+        return (feedState.runs.count, feedState.unpublished.count)
+    }
+
+    /// Holds the worker back (for tests that build a backlog): nothing is
+    /// processed until ``resumeWorker()``. Waiting for the engine meanwhile blocks.
+    func suspendWorker() { worker.suspend() }
+
+    /// Lets the worker go on after ``suspendWorker()``.
+    func resumeWorker() { worker.resume() }
 
     // MARK: Delivery
 
