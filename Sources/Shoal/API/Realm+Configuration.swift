@@ -148,10 +148,32 @@ extension Realm {
             set { defaultStorage.withLock { $0 = newValue } }
         }
 
-        /// The key under which Realms with this configuration share one store.
+        /// The key under which Realms with this configuration share one store:
+        /// for a file, its ``databasePath``, so that paths through a symbolic
+        /// link or `..` to one database name one store.
         var storeIdentifier: String {
             if let id = inMemoryIdentifier { return "memory:\(id)" }
-            return "file:" + (fileURL ?? Self.defaultFileURL).standardizedFileURL.path
+            return "file:" + databasePath
+        }
+
+        /// The path of the database directory with symbolic links, `.` and
+        /// `..` resolved (`realpath`): of the directory when it exists,
+        /// otherwise of its parent, followed by its name; the standardized
+        /// path when neither resolves.
+        var databasePath: String {
+            let path = (fileURL ?? Self.defaultFileURL).path
+            if let real = Self.realPath(path) { return real }
+            let name = (path as NSString).lastPathComponent
+            if !name.isEmpty, name != ".", name != "..", let parent = Self.realPath((path as NSString).deletingLastPathComponent) {
+                return (parent as NSString).appendingPathComponent(name)
+            }
+            return URL(fileURLWithPath: path).standardizedFileURL.path
+        }
+
+        private static func realPath(_ path: String) -> String? {
+            guard let resolved = realpath(path, nil) else { return nil }
+            defer { free(resolved) }
+            return String(cString: resolved)
         }
     }
 

@@ -23,21 +23,31 @@ extension Realm {
 
     /// Deletes the files of the database a configuration names.
     ///
-    /// - Returns: whether anything was deleted.
-    /// - Throws: ``ShoalError`` `alreadyOpen` while a Realm for it is open in
-    ///   this process; `fileAccess` when the files cannot be removed.
+    /// Deletes only what Shoal wrote in the database's directory (its log
+    /// segments, snapshots, `LOCK`, temporary files and kept torn tails),
+    /// then the directory itself if nothing else is left in it. Files that
+    /// are not Shoal's stay, and so does a directory that holds none of
+    /// Shoal's files. As in Realm, it refuses while the database is open,
+    /// in this process or any other: it takes the lock a Realm holding the
+    /// database keeps, for as long as it deletes.
+    ///
+    /// ```swift
+    /// if try Realm.deleteFiles(for: config) { print("started afresh") }
+    /// ```
+    ///
+    /// - Returns: whether anything was deleted (`false` for an in-memory
+    ///   configuration, or when there was no database).
+    /// - Throws: ``ShoalError`` `alreadyOpen` while a Realm for the database
+    ///   is open in this process or another, deleting nothing;
+    ///   `filePermissionDenied`, `fileAccess` when a file cannot be removed.
     @discardableResult
     public static func deleteFiles(for configuration: Configuration) throws -> Bool {
         guard configuration.inMemoryIdentifier == nil else { return false }
+        let path = configuration.databasePath
         if RealmCoordinator.isOpen(configuration.storeIdentifier) {
-            throw ShoalError(.alreadyOpen, "Cannot delete the files of '\(configuration.storeIdentifier)' while a Realm for it is open.",
-                context: ["path": configuration.storeIdentifier])
+            throw ShoalError(.alreadyOpen, "Cannot delete the files of the database at '\(path)': a Realm for it is open in this process.",
+                context: ["path": path])
         }
-        let path = (configuration.fileURL ?? Configuration.defaultFileURL).standardizedFileURL.path
-        guard FileManager.default.fileExists(atPath: path) else { return false }
-        do { try FileManager.default.removeItem(atPath: path) } catch {
-            throw ShoalError(.fileAccess, "Cannot delete '\(path)': \(error.localizedDescription)", context: ["path": path])
-        }
-        return true
+        return try DatabaseLog.deleteFiles(directory: path, io: PosixFileIO())
     }
 }

@@ -80,7 +80,7 @@ final class RealmCoordinator: @unchecked Sendable {
             }
             let created: RealmCoordinator
             if configuration.inMemoryIdentifier == nil {
-                let directory = (configuration.fileURL ?? Realm.Configuration.defaultFileURL).standardizedFileURL.path
+                let directory = configuration.databasePath
                 // As Realm: the file's directory must exist; only the database's own directory is created.
                 let parent = (directory as NSString).deletingLastPathComponent
                 var isDirectory: ObjCBool = false

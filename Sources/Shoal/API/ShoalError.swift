@@ -53,6 +53,7 @@ public struct ShoalError: Error, Sendable, CustomStringConvertible {
             case corruptSnapshot = 313
             case missingVersions = 314
             case fileNotFound = 315
+            case filePermissionDenied = 316
             case invalidQuery = 400
             case invalidKeyPath = 401
             case notificationsUnavailable = 500
@@ -105,7 +106,7 @@ public struct ShoalError: Error, Sendable, CustomStringConvertible {
         public static let fileAccess = Code(.fileAccess)
         /// A log or snapshot file is damaged.
         public static let corruptLog = Code(.corruptLog)
-        /// Another process holds the database open.
+        /// Another process holds the database open (or, for `Realm.deleteFiles(for:)`, any Realm does).
         public static let alreadyOpen = Code(.alreadyOpen)
         /// Appending to the log failed (for example, the disk is full); the transaction
         /// was not applied and the log was cut back, so the database stays usable.
@@ -116,7 +117,8 @@ public struct ShoalError: Error, Sendable, CustomStringConvertible {
         public static let logPoisoned = Code(.logPoisoned)
         /// A file was written by a newer Shoal (format version or flags this build does not know).
         public static let unsupportedFormat = Code(.unsupportedFormat)
-        /// A file does not start with the magic of a Shoal log segment or snapshot.
+        /// A file does not start with the magic of a Shoal log segment or snapshot, or
+        /// the database's path names a file or a directory of other files, not a Shoal database.
         public static let notAShoalFile = Code(.notAShoalFile)
         /// A log or snapshot file header is damaged or truncated.
         public static let corruptHeader = Code(.corruptHeader)
@@ -134,6 +136,10 @@ public struct ShoalError: Error, Sendable, CustomStringConvertible {
         public static let missingVersions = Code(.missingVersions)
         /// A file or its parent directory does not exist (Realm's `fileNotFound`).
         public static let fileNotFound = Code(.fileNotFound)
+        /// The system refused access to a file or directory of the database:
+        /// permission denied (`EACCES`, `EPERM`) or a read-only file system
+        /// (`EROFS`) (Realm's `filePermissionDenied`).
+        public static let filePermissionDenied = Code(.filePermissionDenied)
         /// A query could not be parsed or does not fit the class.
         public static let invalidQuery = Code(.invalidQuery)
         /// A key path names no property, or passes through a property that is not a link.
@@ -254,7 +260,8 @@ public struct ShoalError: Error, Sendable, CustomStringConvertible {
     /// was written by a newer Shoal (format version or flags this build does not know).
     public static let unsupportedFormat = Code.unsupportedFormat
     /// The code ``Code/notAShoalFile``, which `catch ShoalError.notAShoalFile` matches: a file does not
-    /// start with the magic of a Shoal log segment or snapshot.
+    /// start with the magic of a Shoal log segment or snapshot, or the database's path names a file or a
+    /// directory of other files, not a Shoal database.
     public static let notAShoalFile = Code.notAShoalFile
     /// The code ``Code/corruptHeader``, which `catch ShoalError.corruptHeader` matches: a log or
     /// snapshot file header is damaged or truncated.
@@ -280,6 +287,10 @@ public struct ShoalError: Error, Sendable, CustomStringConvertible {
     /// The code ``Code/fileNotFound``, which `catch ShoalError.fileNotFound` matches: a file or its
     /// parent directory does not exist (Realm's `fileNotFound`).
     public static let fileNotFound = Code.fileNotFound
+    /// The code ``Code/filePermissionDenied``, which `catch ShoalError.filePermissionDenied` matches:
+    /// the system refused access to a file or directory of the database (permission denied, or a
+    /// read-only file system).
+    public static let filePermissionDenied = Code.filePermissionDenied
     /// The code ``Code/invalidQuery``, which `catch ShoalError.invalidQuery` matches: a query could not
     /// be parsed or does not fit the class.
     public static let invalidQuery = Code.invalidQuery

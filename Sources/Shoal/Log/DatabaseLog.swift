@@ -1,7 +1,8 @@
 import Foundation
 
 /// The durable side of one database: a directory holding a `LOCK` file, at
-/// most one current snapshot and the log segments after it (PERSISTENCE.md §8).
+/// most one current snapshot and the log segments after it (PERSISTENCE.md §8),
+/// held by one process at a time through a ``DatabaseLock``.
 ///
 /// Opening recovers the latest state: the newest snapshot that verifies, then
 /// every record after it, decoded op by op with ``ChangeRecordCodec`` and
@@ -18,7 +19,7 @@ final class DatabaseLog: @unchecked Sendable {
     let directory: String
     let io: any FileIO
     let durability: LogWriter.Durability
-    private let lockFile: OpenFile
+    private let lock: DatabaseLock
     private let state: Locked<State>
     private var syncTimer: (any DispatchSourceTimer)?
 
@@ -45,11 +46,11 @@ final class DatabaseLog: @unchecked Sendable {
         let warnings: [String]
     }
 
-    private init(directory: String, io: any FileIO, durability: LogWriter.Durability, lockFile: OpenFile, writer: LogWriter, snapshotBytes: Int, logBytes: Int64) {
+    private init(directory: String, io: any FileIO, durability: LogWriter.Durability, lock: DatabaseLock, writer: LogWriter, snapshotBytes: Int, logBytes: Int64) {
         self.directory = directory
         self.io = io
         self.durability = durability
-        self.lockFile = lockFile
+        self.lock = lock
         self.state = Locked(State(writer: writer, snapshotBytes: snapshotBytes, logBytesSinceSnapshot: logBytes))
         if case .relaxed(let maxDelay) = durability { startSyncTimer(maxDelay) }
     }
@@ -60,9 +61,19 @@ final class DatabaseLog: @unchecked Sendable {
 
     /// Opens (creating if needed) the database in `directory` for `schema`.
     ///
-    /// - Throws: `alreadyOpen` when another process holds the lock; the log
-    ///   layer's damage errors (`corruptRecord`, `corruptHeader`,
-    ///   `missingVersions`, …); `schemaMismatch` when the stored schema differs.
+    /// A directory that holds other files and no segment or snapshot is
+    /// refused, and left as it was: a database has a directory of its own,
+    /// and a path that names someone else's directory is a mistake that
+    /// would mix the database's files with theirs.
+    ///
+    /// - Throws: `alreadyOpen` when another process holds the database's
+    ///   lock (``DatabaseLock``); for any other failure to create or lock
+    ///   the directory, the code its system error means
+    ///   (``ShoalError/databaseFiles(_:_:database:)``: `filePermissionDenied`,
+    ///   `fileNotFound`, `fileAccess`); `notAShoalFile` when `directory`
+    ///   names a file, or a directory of other files; the log layer's damage
+    ///   errors (`corruptRecord`, `corruptHeader`, `missingVersions`, …);
+    ///   `schemaMismatch` when the stored schema differs.
     /// - Parameters:
     ///   - schemaVersion: the application's version of `schema`.
     ///   - migrate: turns the stored state into one under `schema` (version + 1)
@@ -72,26 +83,26 @@ final class DatabaseLog: @unchecked Sendable {
         deleteIfSchemaDiffers: Bool = false, migrate: ((Snapshot) throws(ShoalError) -> Snapshot)? = nil,
         progress: ((ReplayProgress) -> Void)? = nil
     ) throws(ShoalError) -> Opened {
-        // Created durably, through the FileIO seam (the Realm API first
-        // checks that the parent exists, as Realm does).
-        do { try io.createDirectory(at: directory) } catch {
-            throw ShoalError(.fileAccess, "Cannot create the database directory '\(directory)': \(error)",
-                context: ["path": directory])
-        }
-        let lockPath = joinPath(directory, "LOCK")
-        let lockFile: OpenFile
-        do { lockFile = try io.lockExclusive(at: lockPath) } catch {
-            throw ShoalError(.alreadyOpen,
-                "The database at '\(directory)' is open in another process (it holds \(lockPath)); close it there first.",
-                context: ["path": directory])
-        }
+        let lock = try lockCreating(directory, io: io)
+        var creating = false
         do {
+            creating = !(try LogDirectory.list(at: directory, io: io)).holdsDatabase
             return try recover(directory: directory, declared: declared, schemaVersion: schemaVersion, durability: durability, io: io,
-                lockFile: lockFile, deleteIfSchemaDiffers: deleteIfSchemaDiffers, migrate: migrate, progress: progress)
+                lock: lock, deleteIfSchemaDiffers: deleteIfSchemaDiffers, migrate: migrate, progress: progress)
         } catch {
-            io.close(lockFile)
-            throw error
+            lock.release(io: io)
+            throw creating ? creationFailed(error, directory: directory) : error
         }
+    }
+
+    /// `error`, which stopped the creation of a new database in
+    /// `directory`, said as that: the system error (the file and `errno`)
+    /// when there is one, not what it would mean for a commit.
+    private static func creationFailed(_ error: ShoalError, directory: String) -> ShoalError {
+        let cause = (error.underlying as? FileIOError).map(\.description) ?? error.message
+        var context = error.context
+        context["database"] = directory
+        return ShoalError(error.code, "The database at '\(directory)' could not be created: \(cause).", context: context, underlying: error)
     }
 
     private static func isEmptyFile(_ path: String, io: any FileIO) -> Bool {
@@ -101,7 +112,7 @@ final class DatabaseLog: @unchecked Sendable {
     }
 
     private static func recover(
-        directory: String, declared: Schema, schemaVersion: UInt64, durability: LogWriter.Durability, io: any FileIO, lockFile: OpenFile,
+        directory: String, declared: Schema, schemaVersion: UInt64, durability: LogWriter.Durability, io: any FileIO, lock: DatabaseLock,
         deleteIfSchemaDiffers: Bool, migrate: ((Snapshot) throws(ShoalError) -> Snapshot)?, progress: ((ReplayProgress) -> Void)?
     ) throws(ShoalError) -> Opened {
         var listing = try LogDirectory.list(at: directory, io: io)
@@ -230,7 +241,7 @@ final class DatabaseLog: @unchecked Sendable {
             writer = try LogWriter.create(directory: directory, baseVersion: state.version, schemaFingerprint: declared.fingerprint,
                 durability: durability, io: io)
         }
-        let log = DatabaseLog(directory: directory, io: io, durability: durability, lockFile: lockFile, writer: writer,
+        let log = DatabaseLog(directory: directory, io: io, durability: durability, lock: lock, writer: writer,
             snapshotBytes: snapshotBytes, logBytes: logBytes)
         if migrated != nil {
             for base in listing.segmentBases where base < state.version { try? io.unlink(at: listing.segmentPath(base: base)) }
@@ -476,7 +487,7 @@ final class DatabaseLog: @unchecked Sendable {
         }
         guard let writer else { return }
         try? writer.close()
-        io.close(lockFile)
+        lock.release(io: io)
     }
 
     private func startSyncTimer(_ maxDelay: Duration) {

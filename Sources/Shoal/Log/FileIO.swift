@@ -36,8 +36,12 @@ protocol FileIO: Sendable {
     /// Creates the directory at `path` and any missing parents (`mkdir -p`),
     /// making each new entry durable (`fsync` of its parent) before returning,
     /// so that a crash never loses a directory that files were then synced into.
-    /// Nothing happens when the directory exists.
+    /// Nothing happens when the directory exists; when something else has
+    /// the name, fails with `EEXIST` (or the `errno` of looking it up, such
+    /// as `ELOOP`).
     func createDirectory(at path: String) throws(FileIOError)
+    /// Removes an empty directory (`rmdir`); fails with `ENOTEMPTY` when it holds anything.
+    func removeDirectory(at path: String) throws(FileIOError)
     /// Removes a name.
     func unlink(at path: String) throws(FileIOError)
     /// The names in a directory, without `.` and `..`, in no particular order.
@@ -46,6 +50,13 @@ protocol FileIO: Sendable {
     /// fails with `EWOULDBLOCK` if another holder keeps it (the POSIX
     /// implementation waits a second first). Closing the file unlocks it.
     func lockExclusive(at path: String) throws(FileIOError) -> OpenFile
+    /// Exclusively locks the directory at `path` itself (`flock(LOCK_EX|LOCK_NB)`
+    /// on a descriptor opened `O_RDONLY|O_DIRECTORY`), a lock no change to the
+    /// directory's entries can take away; fails with `EWOULDBLOCK` as
+    /// ``lockExclusive(at:)`` does, and with `ENOENT` when the directory
+    /// locked is no longer the one at `path` (it was removed or replaced
+    /// while the lock was awaited). Closing the file unlocks it.
+    func lockDirectory(at path: String) throws(FileIOError) -> OpenFile
 }
 
 extension FileIO {
@@ -77,7 +88,7 @@ struct OpenFile: Hashable, Sendable {
 struct FileIOError: Error, Equatable, Sendable, CustomStringConvertible {
     enum Operation: String, Sendable, CaseIterable {
         case create, open, read, write, sync, truncate, size, rename, syncDirectory, unlink, listDirectory, lock,
-            createDirectory
+            createDirectory, removeDirectory
     }
 
     let operation: Operation
@@ -95,6 +106,12 @@ struct FileIOError: Error, Equatable, Sendable, CustomStringConvertible {
         return "\(name) (\(String(cString: strerror(errno))))"
     }
 
+    /// The same failure told of `path`: a file written under a temporary
+    /// name is reported by the name it was being written for.
+    func named(_ path: String) -> FileIOError {
+        FileIOError(operation: operation, path: path, errno: errno, bytesTransferred: bytesTransferred)
+    }
+
     var description: String {
         var text = "\(operation) \(path): \(errnoDescription)"
         if bytesTransferred > 0 { text += " after \(bytesTransferred) bytes" }
@@ -104,7 +121,8 @@ struct FileIOError: Error, Equatable, Sendable, CustomStringConvertible {
     private static let errnoNames: [Int32: String] = [
         ENOSPC: "ENOSPC", EDQUOT: "EDQUOT", EIO: "EIO", EEXIST: "EEXIST", ENOENT: "ENOENT",
         EACCES: "EACCES", EWOULDBLOCK: "EWOULDBLOCK", EINTR: "EINTR", EROFS: "EROFS", EBADF: "EBADF",
-        EINVAL: "EINVAL", EFBIG: "EFBIG", ENOTDIR: "ENOTDIR", EISDIR: "EISDIR",
+        EINVAL: "EINVAL", EFBIG: "EFBIG", ENOTDIR: "ENOTDIR", EISDIR: "EISDIR", EPERM: "EPERM", ELOOP: "ELOOP",
+        ENAMETOOLONG: "ENAMETOOLONG", ENOTEMPTY: "ENOTEMPTY", ETXTBSY: "ETXTBSY", EMFILE: "EMFILE", ENFILE: "ENFILE",
     ]
 }
 

@@ -11,20 +11,35 @@ struct LogDirectory: Equatable, Sendable {
     let segmentBases: [UInt64]
     /// Versions of the `snapshot-<V>.snap` files, ascending.
     let snapshotVersions: [UInt64]
-    /// Names ending in `.tmp`: files whose writing never finished; open deletes them.
+    /// A segment's or snapshot's name followed by `.tmp`: files whose
+    /// writing never finished; open deletes them.
     let temporaryFiles: [String]
+    /// Every name in the directory that Shoal writes
+    /// (``LogFormat/isShoalFileName(_:)``), sorted.
+    let shoalFiles: [String]
+    /// Every other name, sorted: files Shoal never touches.
+    let otherFiles: [String]
 
-    /// Lists `path` and sorts its files by kind; other names are ignored.
+    /// Whether the directory holds a database: a segment or a snapshot.
+    var holdsDatabase: Bool { !segmentBases.isEmpty || !snapshotVersions.isEmpty }
+
+    /// Lists `path` and sorts its files by kind.
     ///
     /// - Throws: `ShoalError.fileAccess`.
     static func list(at path: String, io: any FileIO) throws(ShoalError) -> LogDirectory {
         let names: [String]
         do { names = try io.listDirectory(at: path) } catch { throw .logFileAccess(error, "list") }
-        return LogDirectory(
-            path: path,
-            segmentBases: names.compactMap(LogFormat.baseVersion(ofSegmentFileName:)).sorted(),
-            snapshotVersions: names.compactMap(LogFormat.version(ofSnapshotFileName:)).sorted(),
-            temporaryFiles: names.filter { $0.hasSuffix(LogFormat.temporarySuffix) }.sorted())
+        return LogDirectory(path: path, names: names)
+    }
+
+    /// Sorts `names`, the contents of the directory at `path`, by kind.
+    init(path: String, names: [String]) {
+        self.path = path
+        segmentBases = names.compactMap(LogFormat.baseVersion(ofSegmentFileName:)).sorted()
+        snapshotVersions = names.compactMap(LogFormat.version(ofSnapshotFileName:)).sorted()
+        temporaryFiles = names.filter(LogFormat.isTemporaryFileName).sorted()
+        shoalFiles = names.filter(LogFormat.isShoalFileName).sorted()
+        otherFiles = names.filter { !LogFormat.isShoalFileName($0) }.sorted()
     }
 
     /// The path of the segment with base `base`.

@@ -209,6 +209,37 @@ enum LogFormat {
         "log-\(hex16(baseVersion)).tail-\(String(offset, radix: 16)).corrupt"
     }
 
+    /// `LOCK`: the file a process holding the database locks (beside the
+    /// lock on the directory itself, see ``DatabaseLock``).
+    static let lockFileName = "LOCK"
+
+    /// Whether `name` is a quarantine file name (``quarantineFileName(baseVersion:offset:)``).
+    static func isQuarantineFileName(_ name: String) -> Bool {
+        let segment = "log-".count + 16
+        guard name.count > segment, name.hasSuffix(".corrupt") else { return false }
+        let tail = name.dropFirst(segment)
+        guard tail.hasPrefix(".tail-") else { return false }
+        let offset = tail.dropFirst(".tail-".count).dropLast(".corrupt".count)
+        return baseVersion(ofSegmentFileName: String(name.prefix(segment)) + ".wal") != nil
+            && !offset.isEmpty && offset.allSatisfy { $0.isHexDigit && !$0.isUppercase }
+    }
+
+    /// Whether `name` is a file Shoal writes while making a segment or a
+    /// snapshot: one of their names followed by ``temporarySuffix``.
+    static func isTemporaryFileName(_ name: String) -> Bool {
+        guard name.hasSuffix(temporarySuffix) else { return false }
+        let final = String(name.dropLast(temporarySuffix.count))
+        return baseVersion(ofSegmentFileName: final) != nil || version(ofSnapshotFileName: final) != nil
+    }
+
+    /// Whether `name` is one of the names Shoal writes in a database
+    /// directory: a segment, a snapshot, `LOCK`, a temporary file or a kept
+    /// torn tail. Nothing else in the directory is Shoal's.
+    static func isShoalFileName(_ name: String) -> Bool {
+        name == lockFileName || baseVersion(ofSegmentFileName: name) != nil || version(ofSnapshotFileName: name) != nil
+            || isTemporaryFileName(name) || isQuarantineFileName(name)
+    }
+
     /// Microseconds since the Unix epoch, for `createdAt` and record timestamps.
     static func nowMicros() -> UInt64 {
         var now = timespec()

@@ -26,22 +26,22 @@ extension LogWriter {
             kind: .log, salt: salt, baseVersion: baseVersion, schemaFingerprint: schemaFingerprint,
             createdAtMicros: createdAtMicros)
         let file: OpenFile
-        do { file = try io.createExclusive(at: temporary) } catch { throw .logFileAccess(error, "create") }
+        do { file = try io.createExclusive(at: temporary) } catch { throw .segmentCreationFailed(path: path, error) }
         func abandon() {
             io.close(file)
             try? io.unlink(at: temporary)
         }
         do { try io.write(file, header.encoded(), at: 0) } catch {
             abandon()
-            throw .logWriteFailed(path: temporary, offset: 0, error)
+            throw .segmentCreationFailed(path: path, error)
         }
         do { try io.syncData(file) } catch {
             abandon()
-            throw .logSyncFailed(path: temporary, error)
+            throw .segmentCreationFailed(path: path, error)
         }
         do { try io.rename(temporary, to: path) } catch {
             abandon()
-            throw .logFileAccess(error, "rename")
+            throw .segmentCreationFailed(path: path, error)
         }
         do { try io.syncDirectory(at: directory) } catch {
             // The segment may or may not survive a crash under its final name; it

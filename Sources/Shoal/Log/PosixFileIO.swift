@@ -99,8 +99,19 @@ struct PosixFileIO: FileIO {
             current = parent
         }
         for directory in missing.reversed() {
-            guard mkdir(directory, 0o755) == 0 || errno == EEXIST else {
-                throw FileIOError(operation: .createDirectory, path: directory, errno: errno)
+            if mkdir(directory, 0o755) != 0 {
+                let code = errno
+                // Made by someone else meanwhile, or a name that is not a
+                // directory (a file, a dangling or looping symbolic link).
+                guard code == EEXIST else { throw FileIOError(operation: .createDirectory, path: directory, errno: code) }
+                var info = stat()
+                guard stat(directory, &info) == 0 else {
+                    throw FileIOError(operation: .createDirectory, path: directory, errno: errno)
+                }
+                guard info.st_mode & S_IFMT == S_IFDIR else {
+                    throw FileIOError(operation: .createDirectory, path: directory, errno: EEXIST)
+                }
+                continue
             }
             try syncDirectory(at: parentDirectory(of: directory))
         }
@@ -109,6 +120,10 @@ struct PosixFileIO: FileIO {
     private static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    func removeDirectory(at path: String) throws(FileIOError) {
+        guard rmdir(path) == 0 else { throw FileIOError(operation: .removeDirectory, path: path, errno: errno) }
     }
 
     func unlink(at path: String) throws(FileIOError) {
@@ -144,6 +159,40 @@ struct PosixFileIO: FileIO {
         guard code == 0 else {
             _ = Glibc.close(fd)
             throw FileIOError(operation: .lock, path: path, errno: code)
+        }
+        return OpenFile(descriptor: fd, path: path)
+    }
+
+    /// Takes the lock on the directory itself, waiting as ``lockExclusive(at:)``
+    /// does; see ``lockDirectory(at:operation:)``.
+    func lockDirectory(at path: String) throws(FileIOError) -> OpenFile {
+        try Self.lockDirectory(at: path, operation: LOCK_EX)
+    }
+
+    /// Takes a `flock` lock (`LOCK_EX` or `LOCK_SH`) on the directory at
+    /// `path` itself, waiting up to `patience` while it is busy, and checks
+    /// that the directory locked is still the one at `path` (device and
+    /// inode): a directory removed or replaced while the lock was awaited
+    /// fails with `ENOENT`.
+    ///
+    /// A lock on the directory survives the removal of any file in it (a
+    /// `LOCK` file deleted by hand lets a second holder lock a new one).
+    static func lockDirectory(
+        at path: String, operation: Int32, patience: UInt64 = lockPatience
+    ) throws(FileIOError) -> OpenFile {
+        var fd: Int32
+        repeat { fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } while fd < 0 && errno == EINTR
+        guard fd >= 0 else { throw FileIOError(operation: .lock, path: path, errno: errno) }
+        let code = flockPatiently(fd, operation, patience: patience)
+        guard code == 0 else {
+            _ = Glibc.close(fd)
+            throw FileIOError(operation: .lock, path: path, errno: code)
+        }
+        var held = stat()
+        var named = stat()
+        guard fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino else {
+            _ = Glibc.close(fd)
+            throw FileIOError(operation: .lock, path: path, errno: ENOENT)
         }
         return OpenFile(descriptor: fd, path: path)
     }

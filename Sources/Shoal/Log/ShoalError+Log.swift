@@ -1,3 +1,5 @@
+internal import Glibc
+
 /// Constructors for the errors the Log layer throws, so that every site fills
 /// the same context keys: `path`, `offset`, `version`, `errno`, `reason`.
 extension ShoalError {
@@ -6,6 +8,43 @@ extension ShoalError {
             .fileAccess, "Could not \(action) \(error.path): \(error.errnoDescription)",
             context: ["path": error.path, "operation": error.operation.rawValue, "errno": String(error.errno)],
             underlying: error)
+    }
+
+    /// A failure to create, lock, list or delete the files of the database
+    /// at `directory`, under the code its `errno` means: `alreadyOpen` only
+    /// for a lock another holder keeps (`EWOULDBLOCK`),
+    /// `filePermissionDenied` for `EACCES`, `EPERM` and `EROFS`,
+    /// `fileNotFound` for `ENOENT` and `ENOTDIR` (and for a file where a
+    /// directory on the way to the database must be), `notAShoalFile` when
+    /// the database's own path names something other than a directory
+    /// (`EEXIST`), and `fileAccess` for anything else (`ELOOP`, `EIO`, …).
+    /// The message names the database, the file and the system error.
+    static func databaseFiles(_ error: FileIOError, _ action: String, database directory: String) -> ShoalError {
+        let context = [
+            "path": directory, "file": error.path, "operation": error.operation.rawValue, "errno": String(error.errno),
+        ]
+        let failure = "Cannot \(action) '\(error.path)'"
+            + (error.path == directory ? "" : " of the database at '\(directory)'") + ": \(error.errnoDescription)"
+        switch error.errno {
+        case EWOULDBLOCK:
+            return ShoalError(
+                .alreadyOpen,
+                "The database at '\(directory)' is open in another process (it holds the lock on '\(error.path)'); close it there first.",
+                context: context, underlying: error)
+        case EACCES, EPERM, EROFS:
+            return ShoalError(.filePermissionDenied, failure + ".", context: context, underlying: error)
+        case EEXIST where error.operation == .createDirectory && error.path == directory:
+            return ShoalError(
+                .notAShoalFile,
+                "'\(error.path)' is not a Shoal database: something other than a directory has that name, and a database is a directory (\(error.errnoDescription)).",
+                context: context, underlying: error)
+        case ENOENT, ENOTDIR:
+            return ShoalError(.fileNotFound, failure + ": a directory on the path does not exist.", context: context, underlying: error)
+        case EEXIST where error.operation == .createDirectory:
+            return ShoalError(.fileNotFound, failure + ": it is on the path to the database and is not a directory.", context: context, underlying: error)
+        default:
+            return ShoalError(.fileAccess, failure + ".", context: context, underlying: error)
+        }
     }
 
     static func logWriteFailed(path: String, offset: Int64, _ error: FileIOError) -> ShoalError {
@@ -17,6 +56,27 @@ extension ShoalError {
                 "reason": error.isNoSpace ? "noSpace" : "ioError",
             ],
             underlying: error)
+    }
+
+    /// A failure while making the new segment `path` (written as
+    /// `path.tmp`, synced, then renamed), named by the segment's own name:
+    /// `logWriteFailed` for its header, `logSyncFailed` for a sync,
+    /// `fileAccess` otherwise. No record was in it.
+    static func segmentCreationFailed(path: String, _ error: FileIOError) -> ShoalError {
+        let named = error.named(path)
+        let code: Code =
+            switch error.operation {
+            case .write: .logWriteFailed
+            case .sync, .syncDirectory: .logSyncFailed
+            default: .fileAccess
+            }
+        return ShoalError(
+            code, "Could not create the log segment \(path): \(error.operation) failed with \(error.errnoDescription); no record was written to it",
+            context: [
+                "path": path, "operation": error.operation.rawValue, "errno": String(error.errno),
+                "reason": error.isNoSpace ? "noSpace" : "ioError",
+            ],
+            underlying: named)
     }
 
     static func logSyncFailed(path: String, _ error: FileIOError) -> ShoalError {

@@ -65,7 +65,7 @@ struct SnapshotFile: Sendable {
             kind: .snapshot, salt: salt, baseVersion: version, schemaFingerprint: schemaFingerprint,
             createdAtMicros: createdAtMicros)
         let file: OpenFile
-        do { file = try io.createExclusive(at: temporary) } catch { throw .logFileAccess(error, "create") }
+        do { file = try io.createExclusive(at: temporary) } catch { throw .logFileAccess(error.named(path), "create") }
         do throws(FileIOError) {
             var offset: Int64 = 0
             func put(_ bytes: [UInt8]) throws(FileIOError) {
@@ -93,7 +93,7 @@ struct SnapshotFile: Sendable {
         } catch {
             io.close(file)
             try? io.unlink(at: temporary)
-            throw .logFileAccess(error, error.operation == .sync ? "sync" : "write")
+            throw .logFileAccess(error.named(path), error.operation == .sync ? "sync" : "write")
         }
         io.close(file)
         do throws(FileIOError) {

@@ -1,5 +1,6 @@
 import Foundation
 import ShoalTestSupport
+@testable import Shoal
 
 /// Running the crash worker (`ShoalCrashWorker`) and killing it with SIGKILL.
 extension CrashTests {
@@ -80,5 +81,43 @@ extension CrashTests {
             }
         }
         return result
+    }
+}
+
+/// The crash worker committing to a database (durable policy) for as long
+/// as a test needs another process to hold it open.
+final class RunningWorker {
+    private let process = Process()
+    private let output = Pipe()
+    private var received = ""
+
+    /// Starts the worker on `path` and returns once it has acknowledged a
+    /// commit: from then on it holds the database open.
+    init(path: String) throws {
+        process.executableURL = CrashTests.workerURL
+        process.arguments = [path, "durable"]
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        while !received.split(separator: "\n").contains(where: { Int($0) != nil }) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty {
+                process.waitUntilExit()
+                throw ShoalError(.fileAccess, "the worker ended before its first commit (status \(process.terminationStatus))")
+            }
+            received += String(decoding: chunk, as: UTF8.self)
+        }
+    }
+
+    /// Kills the worker and returns the number of commits it acknowledged.
+    func stop() -> Int {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        received += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return received.split(separator: "\n", omittingEmptySubsequences: false).dropLast().filter { Int($0) != nil }.count
+    }
+
+    deinit {
+        if process.isRunning { _ = stop() }
     }
 }

@@ -270,12 +270,24 @@ final class FaultyFileIO: FileIO {
         try model.withLock { model throws(FileIOError) in
             model.captureIfEnabled("createDirectory \(path)")
             try model.begin(.createDirectory, path)
+            if model.names[path] != nil { throw FileIOError(operation: .createDirectory, path: path, errno: EEXIST) }
             var current = path
             while current != "/" && current != "." && !model.directories.contains(current) {
                 model.directories.insert(current)
                 model.durableDirectories.insert(current)
                 current = parentDirectory(of: current)
             }
+        }
+    }
+
+    func removeDirectory(at path: String) throws(FileIOError) {
+        try model.withLock { model throws(FileIOError) in
+            try model.begin(.removeDirectory, path)
+            guard !model.names.keys.contains(where: { parentDirectory(of: $0) == path }),
+                !model.directories.contains(where: { parentDirectory(of: $0) == path })
+            else { throw FileIOError(operation: .removeDirectory, path: path, errno: ENOTEMPTY) }
+            model.directories.remove(path)
+            model.durableDirectories.remove(path)
         }
     }
 
@@ -306,6 +318,21 @@ final class FaultyFileIO: FileIO {
             return model.newHandle(path, Handle(inode: inode, writable: true, lockPath: path))
         }
     }
+
+    /// Locks the directory's name (the model's directories have no inode of
+    /// their own); a fault injected on `.lock` counts this call too.
+    func lockDirectory(at path: String) throws(FileIOError) -> OpenFile {
+        try model.withLock { model throws(FileIOError) in
+            try model.begin(.lock, path)
+            guard !model.handles.values.contains(where: { $0.lockPath == path }) else {
+                throw FileIOError(operation: .lock, path: path, errno: EWOULDBLOCK)
+            }
+            return model.newHandle(path, Handle(inode: Self.directoryInode, writable: false, lockPath: path))
+        }
+    }
+
+    /// The inode of a handle on a directory, which no file has.
+    static let directoryInode = 0
 }
 
 extension FaultyFileIO.Model {

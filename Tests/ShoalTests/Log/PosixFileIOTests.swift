@@ -105,3 +105,66 @@ import Testing
         }
     }
 }
+
+extension PosixFileIOTests {
+    @Test("a directory's lock is exclusive, survives the removal of every file in it, and fails with ENOENT once the directory is replaced")
+    func directoryLock() throws {
+        try Self.withTemporaryDirectory { directory in
+            let database = joinPath(directory, "db")
+            try io.createDirectory(at: database)
+            let first = try io.lockDirectory(at: database)
+            let busy = #expect(throws: FileIOError.self) {
+                try PosixFileIO.lockDirectory(at: database, operation: LOCK_EX, patience: 0)
+            }
+            #expect(busy?.errno == EWOULDBLOCK)
+            #expect((#expect(throws: FileIOError.self) {
+                try PosixFileIO.lockDirectory(at: database, operation: LOCK_SH, patience: 0)
+            })?.errno == EWOULDBLOCK)
+            // A file of it deleted: still locked.
+            io.close(try io.lockExclusive(at: joinPath(database, "LOCK")))
+            try io.unlink(at: joinPath(database, "LOCK"))
+            #expect((#expect(throws: FileIOError.self) {
+                try PosixFileIO.lockDirectory(at: database, operation: LOCK_EX, patience: 0)
+            })?.errno == EWOULDBLOCK)
+            // Removed while a second locker waits: that one gets ENOENT, not
+            // a lock on a directory that is gone.
+            let waited = Locked<FileIOError?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                do throws(FileIOError) { PosixFileIO().close(try PosixFileIO().lockDirectory(at: database)) } catch {
+                    waited.withLock { $0 = error }
+                }
+                done.signal()
+            }.start()
+            usleep(50_000)
+            try io.removeDirectory(at: database)
+            io.close(first)
+            done.wait()
+            #expect(waited.withLock { $0?.errno } == ENOENT)
+            // Made again: another directory, with a lock of its own.
+            try io.createDirectory(at: database)
+            io.close(try io.lockDirectory(at: database))
+            try io.removeDirectory(at: database)
+        }
+    }
+
+    @Test("createDirectory refuses a name that is a file (EEXIST) or a symbolic-link loop (ELOOP); removeDirectory refuses a non-empty one")
+    func createDirectoryOverSomethingElse() throws {
+        try Self.withTemporaryDirectory { directory in
+            let file = joinPath(directory, "file")
+            io.close(try io.createExclusive(at: file))
+            #expect((#expect(throws: FileIOError.self) { try io.createDirectory(at: file) })?.errno == EEXIST)
+            #expect((#expect(throws: FileIOError.self) { try io.createDirectory(at: joinPath(file, "db")) })?.errno == EEXIST)
+            let loop = joinPath(directory, "loop")
+            #expect(symlink(loop, loop) == 0)
+            #expect((#expect(throws: FileIOError.self) { try io.createDirectory(at: loop) })?.errno == ELOOP)
+            let full = joinPath(directory, "full")
+            try io.createDirectory(at: full)
+            io.close(try io.createExclusive(at: joinPath(full, "x")))
+            #expect((#expect(throws: FileIOError.self) { try io.removeDirectory(at: full) })?.errno == ENOTEMPTY)
+            try io.unlink(at: joinPath(full, "x"))
+            try io.removeDirectory(at: full)
+            try io.unlink(at: loop)
+        }
+    }
+}

@@ -107,19 +107,19 @@ extension LogRepairer {
         try? FileManager.default.removeItem(atPath: path)
     }
 
-    /// Takes the database's lock for writing, creating `LOCK` if needed.
+    /// Takes the database's lock for writing (``DatabaseLock``), creating `LOCK` if needed.
     /// Returns the lock and whether `LOCK` was created (to remove it if nothing is written).
-    static func lockForWriting(_ path: String, io: any FileIO) throws(ShoalError) -> (OpenFile, created: Bool) {
-        let lockPath = joinPath(path, "LOCK")
+    static func lockForWriting(_ path: String, io: any FileIO) throws(ShoalError) -> (DatabaseLock, created: Bool) {
+        let lockPath = joinPath(path, LogFormat.lockFileName)
         let existed = io.fileExists(at: lockPath)
-        do { return (try io.lockExclusive(at: lockPath), !existed) } catch {
+        do { return (try DatabaseLock.acquire(directory: path, io: io), !existed) } catch {
             if error.errno == EWOULDBLOCK {
                 throw ShoalError(
                     .alreadyOpen,
-                    "\(path) is open in a running process, which holds its lock (\(lockPath)); close it before repairing",
+                    "\(path) is open in a running process, which holds its lock (\(error.path)); close it before repairing",
                     context: ["path": path])
             }
-            throw .logFileAccess(error, "lock")
+            throw .databaseFiles(error, "lock", database: path)
         }
     }
 }

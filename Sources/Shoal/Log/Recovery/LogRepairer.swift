@@ -68,8 +68,8 @@ public enum LogRepairer {
         var lockDirectory = path  // where LOCK is after a swap: the backup
         defer {
             // A LOCK file the repair created goes again, so the original is kept exactly as it was.
-            if createdLock { try? io.unlink(at: joinPath(lockDirectory, "LOCK")) }
-            io.close(lock)
+            if createdLock { try? io.unlink(at: joinPath(lockDirectory, LogFormat.lockFileName)) }
+            lock.release(io: io)
         }
         let stop = RecoveryWalk.run(source, policy: .stopAtFirstProblem, progress: LogInspector.adapt(progress), isCancelled: isCancelled)
         var salvage = RecoveryWalk.run(source, policy: .skipBadRecords, isCancelled: isCancelled)

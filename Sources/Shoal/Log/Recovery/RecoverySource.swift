@@ -69,7 +69,7 @@ struct RecoverySource: Sendable {
     /// - Throws: `ShoalError.fileAccess` (missing or unreadable path, not a
     ///   directory), `.notAShoalFile` (a directory or file that is not a Shoal
     ///   database), `.unsupportedFormat` (a file of a newer format version),
-    ///   `.alreadyOpen` (another process holds `LOCK`, unless `ignoringLock`).
+    ///   `.alreadyOpen` (another process holds the database's lock, unless `ignoringLock`).
     static func load(
         path: String, ignoringLock: Bool = false, io: any FileIO = PosixFileIO(),
         progress: ((_ bytesRead: Int64, _ bytesTotal: Int64) -> Void)? = nil
@@ -84,8 +84,8 @@ struct RecoverySource: Sendable {
                 "\(path) is not a Shoal database: the directory holds no log segment (log-<version>.wal) and no snapshot (snapshot-<version>.snap)",
                 context: ["path": path])
         }
-        let lock = try lockShared(directory: path, ignoringLock: ignoringLock)
-        defer { if let lock { _ = Glibc.close(lock) } }
+        let locks = try lockShared(directory: path, ignoringLock: ignoringLock)
+        defer { for fd in locks { _ = Glibc.close(fd) } }
 
         var files: [FileEntry] = []
         for name in names {
@@ -192,23 +192,37 @@ struct RecoverySource: Sendable {
         }
     }
 
-    /// Takes a shared lock on `LOCK` if the file exists (a live database holds
-    /// it exclusively); returns the descriptor to close, or `nil`. A busy
-    /// lock is waited for briefly, as ``PosixFileIO/lockExclusive(at:)`` does.
-    private static func lockShared(directory: String, ignoringLock: Bool) throws(ShoalError) -> Int32? {
-        let lockPath = joinPath(directory, "LOCK")
-        let fd = Glibc.open(lockPath, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+    /// Takes shared locks on the two a live database holds exclusively
+    /// (``DatabaseLock``): the directory itself, then `LOCK` if the file
+    /// exists; returns the descriptors to close. A busy lock is waited for
+    /// briefly, as ``PosixFileIO/lockExclusive(at:)`` does. The directory's
+    /// lock keeps a process that holds the database out even when its `LOCK`
+    /// file was deleted.
+    private static func lockShared(directory: String, ignoringLock: Bool) throws(ShoalError) -> [Int32] {
         // (Ignoring the lock, one try tells all there is to know.)
-        if PosixFileIO.flockPatiently(fd, LOCK_SH, patience: ignoringLock ? 0 : PosixFileIO.lockPatience) != 0 {
-            _ = Glibc.close(fd)
-            if ignoringLock { return nil }
-            throw ShoalError(
+        let patience = ignoringLock ? 0 : PosixFileIO.lockPatience
+        func busy(_ held: String) -> ShoalError {
+            ShoalError(
                 .alreadyOpen,
-                "\(directory) is open in a running process, which holds its lock (\(lockPath)) and may be writing to it",
+                "\(directory) is open in a running process, which holds its lock (\(held)) and may be writing to it",
                 context: ["path": directory])
         }
-        return fd
+        var fds: [Int32] = []
+        do throws(FileIOError) {
+            fds.append(try PosixFileIO.lockDirectory(at: directory, operation: LOCK_SH, patience: patience).descriptor)
+        } catch {
+            if !ignoringLock { throw error.errno == EWOULDBLOCK ? busy(directory) : .databaseFiles(error, "lock", database: directory) }
+        }
+        let lockPath = joinPath(directory, LogFormat.lockFileName)
+        let fd = Glibc.open(lockPath, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return fds }
+        if PosixFileIO.flockPatiently(fd, LOCK_SH, patience: patience) != 0 {
+            _ = Glibc.close(fd)
+            if ignoringLock { return fds }
+            for held in fds { _ = Glibc.close(held) }
+            throw busy(lockPath)
+        }
+        return fds + [fd]
     }
 
     static func fileSize(_ path: String) -> Int64 {
