@@ -74,6 +74,8 @@ let package = Package(
             dependencies: ["Shoal"],
             swiftSettings: upcomingFeatures
         ),
+        // glibc's heap statistics for the tests (`mallinfo2`); a header only.
+        .systemLibrary(name: "CMallocInfo", path: "Tests/CMallocInfo"),
         .target(
             name: "ShoalTestSupport",
             dependencies: ["Shoal"],
@@ -100,7 +102,7 @@ let package = Package(
         .testTarget(
             name: "ShoalTests",
             dependencies: [
-                "Shoal", "ShoalTestSupport", "ShoalCrashWorker",
+                "Shoal", "ShoalTestSupport", "ShoalCrashWorker", "CMallocInfo",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             swiftSettings: upcomingFeatures

@@ -25,11 +25,13 @@ extension Realm {
     public func observe(_ block: @escaping (Notification, Realm) -> Void) -> NotificationToken {
         instance.checkObservable()
         let id = instance.coordinator.ensureTracker().makeID()
-        instance.realmObservers.append((id, block))
+        instance.realmObservers[id] = block
         let box = InstanceBox(instance)
         // Invalidate (or release) the token on the Realm's thread, as in Realm.
         return NotificationToken(storeIdentifier: instance.coordinator.identifier, subscriptionID: nil) {
-            box.value?.realmObservers.removeAll { $0.id == id }
+            guard let instance = box.value else { return }
+            instance.realmObservers[id] = nil
+            instance.realmObservers.releaseUnusedCapacity()
         }
     }
 

@@ -63,7 +63,8 @@ extension RealmInstance {
     func notifyRealmObservers(_ notification: Realm.Notification) {
         guard !realmObservers.isEmpty else { return }
         let realm = Realm(instance: self)
-        for observer in realmObservers { observer.block(notification, realm) }
+        // Ids grow with registration: in the order they were registered.
+        for id in realmObservers.keys.sorted() { realmObservers[id]?(notification, realm) }
     }
 
     // MARK: Queue-confined instances

@@ -29,7 +29,7 @@ final class RealmInstance {
     /// Deliveries for observations made through this instance (made at the first one).
     var mailbox: Mailbox?
     /// `Realm.observe` blocks, by id.
-    var realmObservers: [(id: Int, block: (Realm.Notification, Realm) -> Void)] = []
+    var realmObservers: [Int: (Realm.Notification, Realm) -> Void] = [:]
     /// Tokens to skip at the next commit (`write(withoutNotifying:)`).
     var skipping: Set<Int> = []
     /// Whether callbacks are being delivered (refresh inside one does not redeliver them).

@@ -254,8 +254,13 @@ final class DependencyTracker: @unchecked Sendable {
             for sub in woken.values { if case .mailbox(let m) = sub.target { m.ready.insert(sub.id) } }
         }
         for sub in removals {
-            if case .mailbox(let mailbox) = sub.target { mailbox.subscriptions[sub.id] = nil }
+            if case .mailbox(let mailbox) = sub.target {
+                mailbox.subscriptions[sub.id] = nil
+                mailbox.subscriptions.releaseUnusedCapacity()
+                mailbox.ready.remove(sub.id)
+            }
             guard s.subscriptions.removeValue(forKey: sub.id) != nil, let notifier = sub.notifier else { continue }
+            s.subscriptions.releaseUnusedCapacity()
             s.routes.remove(sub.id, notifier: notifier, schema: s.snapshot.schema)
         }
         for r in registrations where !r.subscription.isInvalidated {

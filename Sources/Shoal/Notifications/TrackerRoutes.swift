@@ -18,6 +18,8 @@ struct TrackerRoutes {
         var byColumn: [RouteColumn: Set<Int>] = [:]
         var anyColumn: Set<Int> = []
         var unanchored: Set<Int> = []
+
+        var isEmpty: Bool { anchored.isEmpty && byColumn.isEmpty && anyColumn.isEmpty && unanchored.isEmpty }
     }
 
     private var tables: [TableKey: TableRoutes] = [:]
@@ -50,9 +52,11 @@ struct TrackerRoutes {
 
     mutating func remove(_ id: Int, notifier: Notifier, schema: Schema) {
         guard let deps = registered.removeValue(forKey: id) else { return }
+        registered.releaseUnusedCapacity()
         for edge in deps.edges {
             edges[edge.from]?[edge]! -= 1
             if edges[edge.from]?[edge] == 0 { edges[edge.from]?[edge] = nil }
+            if edges[edge.from]?.isEmpty == true { edges[edge.from] = nil }
         }
         hops[deps.maxHops]! -= 1
         if hops[deps.maxHops] == 0 { hops[deps.maxHops] = nil }
@@ -60,16 +64,28 @@ struct TrackerRoutes {
         case .object(let link):
             objects[link]?.remove(id)
             if objects[link]?.isEmpty == true { objects[link] = nil }
+            objects.releaseUnusedCapacity()
         case .table(let table, let equality):
-            guard var routes = tables[table] else { return }
+            guard var routes = tables.removeValue(forKey: table) else { return }
             if let equality {
-                for value in equality.values { routes.anchored[equality.path]?[value]?.remove(id) }
+                for value in equality.values {
+                    routes.anchored[equality.path]?[value]?.remove(id)
+                    if routes.anchored[equality.path]?[value]?.isEmpty == true { routes.anchored[equality.path]?[value] = nil }
+                    routes.anchored[equality.path]?.releaseUnusedCapacity()
+                }
+                if routes.anchored[equality.path]?.isEmpty == true { routes.anchored[equality.path] = nil }
             } else {
                 routes.unanchored.remove(id)
+                routes.unanchored.releaseUnusedCapacity()
                 routes.anyColumn.remove(id)
-                for column in deps.columns { routes.byColumn[column]?.remove(id) }
+                routes.anyColumn.releaseUnusedCapacity()
+                for column in deps.columns {
+                    routes.byColumn[column]?.remove(id)
+                    routes.byColumn[column]?.releaseUnusedCapacity()
+                    if routes.byColumn[column]?.isEmpty == true { routes.byColumn[column] = nil }
+                }
             }
-            tables[table] = routes
+            if !routes.isEmpty { tables[table] = routes }
         }
     }
 
