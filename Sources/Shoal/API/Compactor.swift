@@ -21,8 +21,10 @@ import Logging
 /// ``lastError`` (`Realm.lastCompactionError`) until a compaction succeeds.
 ///
 /// ``close()``, which the coordinator calls as it goes away, stops a queued
-/// compaction from starting and waits for a running one, so the log is
-/// never closed under it. The work holds this object, never the coordinator.
+/// compaction (or one still waiting for the write lock) from starting and
+/// waits for a running one, so the log is never closed under it. The work
+/// holds this object, never the coordinator, so the coordinator's deinit
+/// never runs on the worker.
 final class Compactor: @unchecked Sendable {
     // Safe because: `state` is a lock, `idle` guards `State.scheduled` as
     // well as signalling it; the rest is immutable (and `Sendable`).
@@ -115,8 +117,11 @@ final class Compactor: @unchecked Sendable {
             idle.broadcast()
             idle.unlock()
         }
-        guard !state.withLock({ $0.closed }) else { return }
-        writeLock.wait()
+        // Waits for the write lock, but gives up once closed: a write
+        // transaction left open by a released Realm must not stop the close.
+        while writeLock.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+            if state.withLock({ $0.closed }) { return }
+        }
         defer { writeLock.signal() }
         // An explicit compaction may have run while this one waited for the lock.
         guard !state.withLock({ $0.closed }), isDue() else { return }

@@ -245,4 +245,29 @@ import Testing
         let realm = try Realm(configuration: f.config)
         #expect(realm.objects(Dog.self).count == count)
     }
+
+    @Test("closing gives up a compaction still waiting for the write lock (a write left open), rather than waiting for the write")
+    func closeCancelsCompactionWaitingForTheLock() throws {
+        let io = FaultyFileIO()
+        let opened = try DatabaseLog.open(directory: "/db", schema: DatabaseLogTests.schemaA, durability: .none, io: io)
+        var state = opened.snapshot
+        for n in 0..<20 { state = try DatabaseLogCrashTests.commit(opened.log, state, n) }
+        let writeLock = DispatchSemaphore(value: 1)
+        let pending = state
+        let compactor = Compactor(log: opened.log, writeLock: writeLock, growthFactor: 2, minimumLogBytes: 0,
+            pendingSnapshot: { pending })
+        writeLock.wait()
+        compactor.commitDidFinish()
+        let closed = DispatchSemaphore(value: 0)
+        Thread {
+            compactor.close()
+            closed.signal()
+        }.start()
+        let gaveUp = closed.wait(timeout: .now() + 5) == .success
+        #expect(gaveUp, "close waited for the write lock")
+        writeLock.signal()
+        if !gaveUp { closed.wait() }
+        #expect(try io.listDirectory(at: "/db").count { $0.hasSuffix(".snap") } == 0)
+        opened.log.close()
+    }
 }
