@@ -216,8 +216,8 @@ final class DatabaseLog: @unchecked Sendable {
             snapshotBytes = payload.count
         }
         if let result = lastResult, result.lastVersion < state.version {
-            // A snapshot newer than the log (a migration, or a compaction that
-            // crashed before rolling): continue in a fresh segment after it.
+            // A snapshot newer than the log (a migration's): continue in a
+            // fresh segment after it.
             _ = try LogWriter.resume(after: result, durability: .none, io: io)
             lastResult = nil
             logBytes = 0
