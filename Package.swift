@@ -21,6 +21,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Warnings a user should see that no call returns (a failed background compaction).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         // `swift package generate-documentation` (DocC); a command plugin, linked into nothing.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -48,6 +50,7 @@ let package = Package(
                 "CSwiftRuntime",
                 "CShoalScan",
                 .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Log/FORMAT.md"],
             swiftSettings: upcomingFeatures
@@ -104,6 +107,7 @@ let package = Package(
             dependencies: [
                 "Shoal", "ShoalTestSupport", "ShoalCrashWorker", "CMallocInfo",
                 .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: upcomingFeatures
         ),

@@ -66,6 +66,12 @@ extension Realm {
         /// Compact automatically when the log written since the last snapshot
         /// exceeds this multiple of the snapshot's size (and
         /// ``compactionMinimumLogBytes``).
+        ///
+        /// The commit that finds the log past it returns at once; the
+        /// compaction runs on a background thread, holding the write lock
+        /// (other writers wait for it). After a failure it waits until the
+        /// log has grown by this factor again (at least doubled), and
+        /// reports the failure in ``Realm/lastCompactionError``.
         public var compactionLogGrowthFactor: Double = 2
 
         /// The log never compacts automatically below this size.

@@ -15,6 +15,32 @@ extension Realm {
         try instance.coordinator.compact()
     }
 
+    /// Why the most recent compaction of this Realm's file failed, or `nil`
+    /// if it succeeded (or none has run).
+    ///
+    /// Automatic compaction (see ``Configuration/compactionLogGrowthFactor``)
+    /// runs in the background, so no call of yours can throw its error:
+    /// read it here. A failed compaction changes nothing on disk (every
+    /// commit stays in the log), is logged as a warning through swift-log
+    /// (label `shoal`), and is not tried again automatically until the log
+    /// has grown by the growth factor again, at least doubled, since the
+    /// failed attempt. A failed ``compact()`` throws, and is recorded here
+    /// as well. The next compaction that succeeds sets this back to `nil`.
+    /// Always `nil` for an in-memory Realm.
+    ///
+    /// ```swift
+    /// if let error = realm.lastCompactionError, error.context["errno"] == String(ENOSPC) {
+    ///     print("The disk is too full to compact '\(error.context["path"] ?? "")'")
+    /// }
+    /// ```
+    ///
+    /// - Note: Differs from Realm, which compacts only when asked
+    ///   (``compact()``, ``Configuration/shouldCompactOnLaunch``) and so has
+    ///   no background failure to report.
+    public var lastCompactionError: ShoalError? {
+        instance.coordinator.lastCompactionError
+    }
+
     /// Forces every commit so far onto stable storage (for the relaxed and
     /// none durability policies).
     public func sync() throws {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Logging
 
 /// The one shared store behind every `Realm` opened on the same in-memory
 /// identifier or file in this process: it owns the latest snapshot, the log
@@ -24,9 +25,11 @@ final class RealmCoordinator: @unchecked Sendable {
     private let tableByType: [ObjectIdentifier: TableKey]
     private let state: Locked<State>
     /// The writer lock: held from `beginWrite` to the log append (or cancel).
-    private let writeLock = DispatchSemaphore(value: 1)
+    private let writeLock: DispatchSemaphore
     /// The durable log of a file-backed database.
     let log: DatabaseLog?
+    /// Compaction of ``log``, explicit and automatic (background).
+    let compactor: Compactor?
     let configuration: Realm.Configuration
 
     private struct State {
@@ -41,7 +44,8 @@ final class RealmCoordinator: @unchecked Sendable {
 
     private static let registry = Locked<[String: WeakCoordinator]>([:])
 
-    private init(identifier: String, snapshot: Snapshot, classes: [Object.Type], log: DatabaseLog?, configuration: Realm.Configuration) {
+    private init(identifier: String, snapshot: Snapshot, classes: [Object.Type], log: DatabaseLog?, configuration: Realm.Configuration,
+                 logger: Logger) {
         self.identifier = identifier
         self.schema = snapshot.schema
         var tables: [ObjectIdentifier: TableKey] = [:]
@@ -56,14 +60,28 @@ final class RealmCoordinator: @unchecked Sendable {
         self.tableByType = tables
         self.log = log
         self.configuration = configuration
-        self.state = Locked(State(published: snapshot, pending: snapshot))
+        let state = Locked(State(published: snapshot, pending: snapshot))
+        self.state = state
+        let writeLock = DispatchSemaphore(value: 1)
+        self.writeLock = writeLock
+        self.compactor = log.map { log in
+            Compactor(log: log, writeLock: writeLock, growthFactor: configuration.compactionLogGrowthFactor,
+                minimumLogBytes: configuration.compactionMinimumLogBytes, logger: logger,
+                pendingSnapshot: { state.withLock { $0.pending } })
+        }
     }
 
-    deinit { log?.close() }
+    deinit {
+        // A running automatic compaction finishes before the log closes.
+        compactor?.close()
+        log?.close()
+    }
 
     /// The coordinator for a configuration's store, opened on first use (for a
-    /// file, by recovering its log). A second opener must declare the same schema.
-    static func coordinator(for configuration: Realm.Configuration) throws(ShoalError) -> RealmCoordinator {
+    /// file, by recovering its log, through `io`). A second opener must
+    /// declare the same schema. Warnings go to `logger`.
+    static func coordinator(for configuration: Realm.Configuration, io: any FileIO = PosixFileIO(),
+                            logger: Logger = Compactor.defaultLogger) throws(ShoalError) -> RealmCoordinator {
         let classes = configuration.objectTypes ?? []
         let declared = Schema(classes.map { ClassRegistry.info(for: $0).schema })
         try declared.validate()
@@ -92,7 +110,7 @@ final class RealmCoordinator: @unchecked Sendable {
                 let block = configuration.migrationBlock
                 let opened = try DatabaseLog.open(
                     directory: directory, schema: declared, schemaVersion: configuration.schemaVersion,
-                    durability: configuration.durability.logDurability, io: PosixFileIO(),
+                    durability: configuration.durability.logDurability, io: io,
                     deleteIfSchemaDiffers: configuration.deleteRealmIfMigrationNeeded,
                     migrate: { (old: Snapshot) throws(ShoalError) -> Snapshot in
                         try Migration.run(block, old: old, to: declared, schemaVersion: configuration.schemaVersion, classes: classes)
@@ -101,7 +119,7 @@ final class RealmCoordinator: @unchecked Sendable {
                         { callback(Realm.ReplayProgress(bytesRead: $0.bytesRead, bytesTotal: $0.bytesTotal, transactions: $0.records)) }
                     })
                 created = RealmCoordinator(identifier: identifier, snapshot: opened.snapshot, classes: classes, log: opened.log,
-                    configuration: configuration)
+                    configuration: configuration, logger: logger)
                 if let should = configuration.shouldCompactOnLaunch {
                     let sizes = opened.log.sizes
                     let total = sizes.snapshotBytes + Int(sizes.logBytes)
@@ -111,7 +129,7 @@ final class RealmCoordinator: @unchecked Sendable {
                 }
             } else {
                 created = RealmCoordinator(identifier: identifier, snapshot: Snapshot(schema: declared), classes: classes, log: nil,
-                    configuration: configuration)
+                    configuration: configuration, logger: logger)
             }
             registry[identifier] = WeakCoordinator(value: created)
             return created
@@ -181,9 +199,7 @@ final class RealmCoordinator: @unchecked Sendable {
             return $0.tracker
         }
         tracker?.publish(upTo: next.version)
-        if log.needsCompaction(factor: configuration.compactionLogGrowthFactor, minimumBytes: configuration.compactionMinimumLogBytes) {
-            try? compact()
-        }
+        compactor?.commitDidFinish()
         return next
     }
 
@@ -197,15 +213,14 @@ final class RealmCoordinator: @unchecked Sendable {
         writeLock.signal()
     }
 
-    /// Writes a snapshot of the latest version and drops the log before it.
+    /// Writes a snapshot of the latest version and drops the log before it,
+    /// on the calling thread; does nothing in memory.
     func compact() throws(ShoalError) {
-        guard let log else { return }
-        writeLock.wait()
-        defer { writeLock.signal() }
-        let snapshot = state.withLock { $0.pending }
-        try log.sync()
-        try log.compact(snapshot)
+        try compactor?.compact()
     }
+
+    /// Why the most recent compaction of the log failed; `nil` once one succeeds.
+    var lastCompactionError: ShoalError? { compactor?.lastError }
 
     /// Registers an observation with the notification engine (made on first
     /// use), under the state lock so that every later commit reaches it.

@@ -227,8 +227,8 @@ final class DatabaseLog: @unchecked Sendable {
             snapshotBytes = payload.count
         }
         if let result = lastResult, result.lastVersion < state.version {
-            // A snapshot newer than the log (a migration, or a compaction that
-            // crashed before rolling): continue in a fresh segment after it.
+            // A snapshot newer than the log (a migration's): continue in a
+            // fresh segment after it.
             _ = try LogWriter.resume(after: result, durability: .none, io: io)
             lastResult = nil
             logBytes = 0
@@ -422,9 +422,16 @@ final class DatabaseLog: @unchecked Sendable {
     // MARK: Compaction
 
     /// Writes `snapshot` as the new base and drops the log before it, crash-
-    /// safely: roll to a new segment at the snapshot's version, write the
-    /// snapshot (tmp, fdatasync, rename, fsync of the directory), and only
-    /// then delete older snapshots and segments. Call with the write lock held.
+    /// safely: write the snapshot (tmp, fdatasync, rename, fsync of the
+    /// directory), then roll to a new segment at the snapshot's version, and
+    /// only then delete older snapshots and segments. Call with the write
+    /// lock held (nothing may be appended meanwhile).
+    ///
+    /// The snapshot comes first so that a failure to write it (a full disk)
+    /// leaves the log exactly as it was: no new segment, nothing deleted.
+    /// Once it is on disk, every crash point opens to the same state: before
+    /// the roll, open loads the snapshot and replays the segment it falls in,
+    /// skipping the versions it holds (PERSISTENCE.md §8.5 step 3).
     ///
     /// With nothing committed since the segment began at the snapshot's
     /// version (a compaction, a migration, or a compaction cut short by a
@@ -436,42 +443,66 @@ final class DatabaseLog: @unchecked Sendable {
     /// - Throws: `unsupported`, changing nothing, when the state holds more
     ///   deleted objects' slots than a snapshot may
     ///   (``SnapshotCodec/maximumDeletedSlots``): the snapshot would be
-    ///   refused on the next open, so the log is kept instead.
+    ///   refused on the next open, so the log is kept instead. The snapshot
+    ///   file's errors (`fileAccess`, with the errno), changing nothing. The
+    ///   roll's errors, the snapshot then on disk and the log continuing in
+    ///   its segment (a roll that left the new segment's name behind
+    ///   poisons the log: records appended to the old segment would then be
+    ///   skipped on open).
     func compact(_ snapshot: Snapshot) throws(ShoalError) {
         if let problem = SnapshotCodec.unloadableProblem(snapshot) {
             throw ShoalError(.unsupported, "Compaction refused: \(problem); the log is kept as it is.", context: ["path": directory])
         }
-        let alreadyRolled = state.withLock { s in
+        let alreadyRolled = try state.withLock { (s: inout State) throws(ShoalError) -> Bool in
+            try checkOpen(s)
             precondition(s.writer.lastVersion == snapshot.version, "compaction of version \(snapshot.version) with the log at \(s.writer.lastVersion)")
             return s.writer.header.baseVersion == snapshot.version
         }
+        // 1. The snapshot, durable under its name.
         let path = joinPath(directory, LogFormat.snapshotFileName(version: snapshot.version))
-        let existing = alreadyRolled && io.fileExists(at: path) ? try? SnapshotFile.read(at: path, io: io) : nil
-        let kept = existing.flatMap { $0.header.schemaFingerprint == snapshot.schema.fingerprint ? $0.payload.count : nil }
-        let payload = kept == nil ? SnapshotCodec.encode(snapshot) : []
+        let existing = io.fileExists(at: path) ? try? SnapshotFile.read(at: path, io: io) : nil
+        let snapshotBytes: Int
+        if let kept = existing, kept.header.schemaFingerprint == snapshot.schema.fingerprint {
+            // Its name may not be durable yet (a crash between its rename and the directory's sync).
+            do throws(FileIOError) { try io.syncDirectory(at: directory) } catch { throw .logSyncFailed(path: directory, error) }
+            snapshotBytes = kept.payload.count
+        } else {
+            let payload = SnapshotCodec.encode(snapshot)
+            _ = try SnapshotFile.write(payload, version: snapshot.version, schemaFingerprint: snapshot.schema.fingerprint,
+                directory: directory, io: io)
+            snapshotBytes = payload.count
+        }
+        // 2. The roll: appends continue in a segment based at the snapshot.
         try state.withLock { (s: inout State) throws(ShoalError) in
+            try checkOpen(s)
             if !alreadyRolled {
-                let next = try s.writer.roll(schemaFingerprint: snapshot.schema.fingerprint)
-                try? s.writer.close()
-                s.writer = next
+                let old = s.writer
+                do throws(ShoalError) {
+                    s.writer = try old.roll(schemaFingerprint: snapshot.schema.fingerprint)
+                } catch {
+                    if io.fileExists(at: joinPath(directory, LogFormat.segmentFileName(baseVersion: snapshot.version))) {
+                        old.poison(error)
+                    }
+                    throw error
+                }
             }
-            if kept != nil {
-                // Its name may not be durable yet (a crash between its rename and the directory's sync).
-                do throws(FileIOError) { try io.syncDirectory(at: directory) } catch { throw .logSyncFailed(path: directory, error) }
-            } else {
-                _ = try SnapshotFile.write(payload, version: snapshot.version, schemaFingerprint: snapshot.schema.fingerprint,
-                    directory: directory, io: io)
-            }
-            let listing = try LogDirectory.list(at: directory, io: io)
-            for v in listing.snapshotVersions where v < snapshot.version {
-                try? io.unlink(at: joinPath(directory, LogFormat.snapshotFileName(version: v)))
-            }
-            for base in listing.segmentBases where base < snapshot.version {
-                try? io.unlink(at: listing.segmentPath(base: base))
-            }
-            try? io.syncDirectory(at: directory)
-            s.snapshotBytes = kept ?? payload.count
+            s.snapshotBytes = snapshotBytes
             s.logBytesSinceSnapshot = 0
+        }
+        // 3. What the snapshot replaces.
+        let listing = try LogDirectory.list(at: directory, io: io)
+        for v in listing.snapshotVersions where v < snapshot.version {
+            try? io.unlink(at: joinPath(directory, LogFormat.snapshotFileName(version: v)))
+        }
+        for base in listing.segmentBases where base < snapshot.version {
+            try? io.unlink(at: listing.segmentPath(base: base))
+        }
+        try? io.syncDirectory(at: directory)
+    }
+
+    private func checkOpen(_ s: State) throws(ShoalError) {
+        if s.closed {
+            throw ShoalError(.fileAccess, "The database at '\(directory)' is closed", context: ["path": directory])
         }
     }
 

@@ -101,7 +101,8 @@ extension LogWriter {
     }
 
     /// Syncs this segment, creates the next one with base ``lastVersion``, closes
-    /// this writer and returns the new one (step 1 of compaction, PERSISTENCE.md §8.6).
+    /// this writer and returns the new one (the step of compaction after its
+    /// snapshot is on disk: ``DatabaseLog/compact(_:)``).
     ///
     /// - Throws: as ``sync()`` and ``create(directory:baseVersion:schemaFingerprint:durability:io:salt:createdAtMicros:)``.
     func roll(schemaFingerprint: UInt64, salt: UInt64 = .random(in: .min ... .max)) throws(ShoalError) -> LogWriter {

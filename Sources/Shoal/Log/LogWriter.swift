@@ -204,6 +204,15 @@ final class LogWriter: Sendable {
         if durability != .none, !isPoisoned { try sync() }
     }
 
+    /// Refuses every later append and sync, with `cause` underneath: for a
+    /// failure outside this writer that makes appending to it unsafe (a
+    /// roll that left the next segment's name behind).
+    func poison(_ cause: ShoalError) {
+        state.withLock { state in
+            if state.poison == nil { state.poison = cause }
+        }
+    }
+
     func checkWritable(_ state: State) throws(ShoalError) {
         if state.closed {
             throw ShoalError(.fileAccess, "The log writer for \(path) is closed", context: ["path": path])

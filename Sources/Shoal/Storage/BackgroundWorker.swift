@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// A thread that runs closures one at a time, in the order given (a serial
-/// queue of its own), for the index builds that run beside a load.
+/// queue of its own), for the index builds that run beside a load and for
+/// automatic compaction, which runs beside the commits that trigger it.
 ///
 /// Why not a `DispatchQueue`: on Linux, waking a sleeping thread of the
 /// normal policy may place it on the waker's core and preempt the waker,

@@ -4,7 +4,7 @@ import Testing
 @testable import Shoal
 
 /// The SIGKILL test over more of the write path: in rounds the seed picks, the
-/// worker also compacts (`compact()`: a log roll and a snapshot), rolls its log
+/// worker also compacts (`compact()`: a snapshot and a log roll), rolls its log
 /// automatically (a tiny compaction threshold; segments roll only at a
 /// compaction, so this is how they roll while committing), opens at the next
 /// schema version and is killed while the migration's snapshot is written, or

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import ShoalTestSupport
 import Testing
 @testable import Shoal
@@ -40,30 +41,106 @@ extension DatabaseLogTests {
 }
 
 extension DatabaseLogTests {
-    @Test("a compaction that failed after rolling the log (the snapshot's rename refused) succeeds when retried, and a third keeps the snapshot")
+    static let schemaA = Schema([ObjectSchema(className: "A", properties: [Property(name: "n", type: .int)])])
+
+    /// A log in `/db` with `count` commits, and its state.
+    static func logWithCommits(_ count: Int, io: FaultyFileIO) throws -> (DatabaseLog, Snapshot) {
+        let opened = try DatabaseLog.open(directory: "/db", schema: schemaA, durability: .durable, io: io)
+        var state = opened.snapshot
+        for n in 0..<count { state = try DatabaseLogCrashTests.commit(opened.log, state, n) }
+        return (opened.log, state)
+    }
+
+    /// Every file of `/db` with its bytes.
+    static func files(_ io: FaultyFileIO) throws -> [String: [UInt8]] {
+        Dictionary(uniqueKeysWithValues: try io.listDirectory(at: "/db").map { ($0, io.contents(of: "/db/" + $0) ?? []) })
+    }
+
+    @Test("a compaction whose snapshot the disk refuses (ENOSPC) leaves every file as it was: no new segment")
+    func snapshotRefusedLeavesTheLog() throws {
+        let io = FaultyFileIO()
+        var (log, state) = try Self.logWithCommits(3, io: io)
+        let before = try Self.files(io)
+        io.inject(.write, onPathsEndingWith: ".snap.tmp", errno: ENOSPC)
+        let error = #expect(throws: ShoalError.self) { try log.compact(state) }
+        #expect(error?.code == .fileAccess && error?.context["errno"] == String(ENOSPC), "\(String(describing: error))")
+        #expect(try Self.files(io) == before)
+        // The log goes on in its segment, and everything reopens.
+        state = try DatabaseLogCrashTests.commit(log, state, 3)
+        #expect(try io.listDirectory(at: "/db").count { $0.hasSuffix(".wal") } == 1)
+        log.close()
+        let reopened = try DatabaseLog.open(directory: "/db", schema: Self.schemaA, durability: .durable, io: io)
+        #expect(reopened.snapshot.hasSameContents(as: state))
+        reopened.log.close()
+    }
+
+    @Test("a compaction whose snapshot's rename is refused leaves the log as it was, succeeds when retried, and a third keeps the snapshot")
     func retryAfterFailedCompaction() throws {
         let io = FaultyFileIO()
-        let schema = Schema([ObjectSchema(className: "A", properties: [Property(name: "n", type: .int)])])
-        let opened = try DatabaseLog.open(directory: "/db", schema: schema, durability: .durable, io: io)
-        var state = opened.snapshot
-        for n in 0..<3 {
-            state = try DatabaseLogCrashTests.commit(opened.log, state, n)
-        }
-        // The roll renames its new segment into place; the snapshot's rename is the next one.
-        io.inject(.rename, onCall: io.callCount(.rename) + 2, errno: ENOSPC)
-        #expect(throws: ShoalError.self) { try opened.log.compact(state) }
-        #expect(io.contents(of: "/db/" + LogFormat.segmentFileName(baseVersion: state.version)) != nil)
-        try opened.log.compact(state)
+        var (log, state) = try Self.logWithCommits(3, io: io)
+        let before = try Self.files(io)
+        // The snapshot's rename comes first; the roll's, after it, is never reached.
+        io.inject(.rename, onCall: io.callCount(.rename) + 1, errno: ENOSPC)
+        #expect(throws: ShoalError.self) { try log.compact(state) }
+        #expect(try Self.files(io) == before)
+        try log.compact(state)
         #expect(try io.listDirectory(at: "/db").filter { $0.hasSuffix(".wal") } == [LogFormat.segmentFileName(baseVersion: state.version)])
         // Once more: the snapshot on disk is kept, never renamed over.
         let renames = io.callCount(.rename)
-        try opened.log.compact(state)
+        try log.compact(state)
         #expect(io.callCount(.rename) == renames)
-        state = try DatabaseLogCrashTests.commit(opened.log, state, 3)
-        opened.log.close()
-        let reopened = try DatabaseLog.open(directory: "/db", schema: schema, durability: .durable, io: io)
+        state = try DatabaseLogCrashTests.commit(log, state, 3)
+        log.close()
+        let reopened = try DatabaseLog.open(directory: "/db", schema: Self.schemaA, durability: .durable, io: io)
         #expect(reopened.snapshot.hasSameContents(as: state))
         reopened.log.close()
+    }
+
+    @Test("a compaction whose roll fails after the snapshot is written keeps every commit: the log goes on in its segment, and the next compaction keeps that snapshot")
+    func rollRefusedAfterSnapshot() throws {
+        let io = FaultyFileIO()
+        var (log, state) = try Self.logWithCommits(3, io: io)
+        let compacted = state
+        io.inject(.create, onPathsEndingWith: ".wal.tmp", errno: ENOSPC)
+        #expect(throws: ShoalError.self) { try log.compact(state) }
+        let names = try io.listDirectory(at: "/db")
+        #expect(names.contains(LogFormat.snapshotFileName(version: state.version)))
+        #expect(names.filter { $0.hasSuffix(".wal") } == [LogFormat.segmentFileName(baseVersion: 0)])
+        for n in 3..<5 { state = try DatabaseLogCrashTests.commit(log, state, n) }
+        log.close()
+        // The snapshot, then the rest of the segment it falls in.
+        var reopened = try DatabaseLog.open(directory: "/db", schema: Self.schemaA, durability: .durable, io: io)
+        #expect(reopened.snapshot.hasSameContents(as: state))
+        io.clearFaults()
+        let renames = io.callCount(.rename)
+        try reopened.log.compact(reopened.snapshot)
+        #expect(io.callCount(.rename) == renames + 2, "a new snapshot and a new segment")
+        #expect(try io.listDirectory(at: "/db").filter { $0.hasSuffix(".wal") || $0.hasSuffix(".snap") }.sorted()
+            == [LogFormat.segmentFileName(baseVersion: state.version), LogFormat.snapshotFileName(version: state.version)])
+        reopened.log.close()
+        reopened = try DatabaseLog.open(directory: "/db", schema: Self.schemaA, durability: .durable, io: io)
+        #expect(reopened.snapshot.hasSameContents(as: state) && !compacted.hasSameContents(as: state))
+        reopened.log.close()
+    }
+
+    @Test("a roll whose directory sync fails leaves the new segment's name behind, so the log is poisoned: no commit goes where open would skip it")
+    func rollLeavingItsNamePoisons() throws {
+        let io = FaultyFileIO()
+        let (log, state) = try Self.logWithCommits(3, io: io)
+        // The snapshot's directory sync, then the roll's.
+        io.inject(.syncDirectory, onCall: io.callCount(.syncDirectory) + 2, errno: EIO)
+        #expect(throws: ShoalError.self) { try log.compact(state) }
+        #expect(io.contents(of: "/db/" + LogFormat.segmentFileName(baseVersion: state.version)) != nil)
+        let error = #expect(throws: ShoalError.self) { try DatabaseLogCrashTests.commit(log, state, 3) }
+        #expect(error?.code == .logPoisoned, "\(String(describing: error))")
+        log.close()
+        let reopened = try DatabaseLog.open(directory: "/db", schema: Self.schemaA, durability: .durable, io: io)
+        #expect(reopened.snapshot.hasSameContents(as: state))
+        let next = try DatabaseLogCrashTests.commit(reopened.log, reopened.snapshot, 3)
+        reopened.log.close()
+        let again = try DatabaseLog.open(directory: "/db", schema: Self.schemaA, durability: .durable, io: io)
+        #expect(again.snapshot.hasSameContents(as: next))
+        again.log.close()
     }
 
     @Test("a compaction of more deleted slots than a snapshot may hold is refused and keeps the log, which still opens")

@@ -36,6 +36,8 @@ final class FaultyFileIO: FileIO {
         var errno: Int32
         var persistent: Bool
         var shortWriteBytes: Int?
+        /// Only calls on paths with this suffix fail (and count towards `onCall`).
+        var pathSuffix: String?
     }
 
     struct Pending: Sendable {
@@ -74,6 +76,12 @@ final class FaultyFileIO: FileIO {
         var nextDescriptor: Int32 = 3
         var nextSequence = 0
         var calls: [FileIOError.Operation: Int] = [:]
+        /// Calls by operation and path (failed calls included).
+        var callsByPath: [FileIOError.Operation: [String: Int]] = [:]
+
+        func callCount(_ operation: FileIOError.Operation, onPathsEndingWith suffix: String) -> Int {
+            (callsByPath[operation] ?? [:]).reduce(0) { $0 + ($1.key.hasSuffix(suffix) ? $1.value : 0) }
+        }
         var faults: [Fault] = []
         var marker = 0
         var captures: [Capture] = []
@@ -120,6 +128,20 @@ final class FaultyFileIO: FileIO {
                     operation: operation, onCall: onCall, errno: errno, persistent: persistent,
                     shortWriteBytes: shortWriteBytes))
         }
+    }
+
+    /// Fails every later call of `operation` on a path ending with `suffix`
+    /// (a disk too full for snapshots: `inject(.write, onPathsEndingWith: ".snap.tmp", errno: ENOSPC)`).
+    func inject(_ operation: FileIOError.Operation, onPathsEndingWith suffix: String, errno: Int32) {
+        model.withLock {
+            $0.faults.append(
+                Fault(operation: operation, onCall: 1, errno: errno, persistent: true, shortWriteBytes: nil, pathSuffix: suffix))
+        }
+    }
+
+    /// How many times `operation` has been called on a path ending with `suffix`, failed calls included.
+    func callCount(_ operation: FileIOError.Operation, onPathsEndingWith suffix: String) -> Int {
+        model.withLock { $0.callCount(operation, onPathsEndingWith: suffix) }
     }
 
     /// Removes every injected fault (space returns, the disk recovers).
@@ -339,8 +361,15 @@ extension FaultyFileIO.Model {
     fileprivate mutating func begin(_ operation: FileIOError.Operation, _ path: String) throws(FileIOError) {
         let call = (calls[operation] ?? 0) + 1
         calls[operation] = call
+        callsByPath[operation, default: [:]][path, default: 0] += 1
         shortWriteScratch = nil
         for fault in faults where fault.operation == operation {
+            if let suffix = fault.pathSuffix {
+                guard path.hasSuffix(suffix) else { continue }
+                let matching = callCount(operation, onPathsEndingWith: suffix)
+                guard matching == fault.onCall || (fault.persistent && matching > fault.onCall) else { continue }
+                throw FileIOError(operation: operation, path: path, errno: fault.errno)
+            }
             if call == fault.onCall || (fault.persistent && call > fault.onCall) {
                 shortWriteScratch = call == fault.onCall ? fault.shortWriteBytes : nil
                 throw FileIOError(operation: operation, path: path, errno: fault.errno)
