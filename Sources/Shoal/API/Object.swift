@@ -36,7 +36,19 @@ open class Object: CustomStringConvertible, Hashable {
     final var ref: ObjectRef?
 
     /// Creates an unmanaged object with default values.
-    public required init() {}
+    ///
+    /// Not `required`, as in Realm: a subclass may override it (`override
+    /// init() { super.init(); ... }`) or add initializers of its own. A
+    /// subclass that declares other designated initializers must also
+    /// override `init()` (Realm's own tests write `required override
+    /// init()`), which Shoal calls to make its objects.
+    public init() {}
+
+    /// Creates an object of the dynamic class through its `init()`: how
+    /// Shoal makes objects from a metatype (accessors, schema prototypes),
+    /// since `init()` is not required. Every subclass that has `init()`
+    /// inherits it; not for use in application code.
+    public required convenience init(_shoalMetatype: Void) { self.init() }
 
     /// Re-points this managed accessor at object `key` of `table` in
     /// `realm`, in place, when it is an accessor of that table in that
@@ -60,7 +72,10 @@ open class Object: CustomStringConvertible, Hashable {
     ///
     /// Stops with a message naming the class and property when a name is
     /// unknown or a value has the wrong type.
-    public convenience init(value: Any) {
+    ///
+    /// Required, so that it can be called on an `Object.Type` value
+    /// (`type.init(value: [:])`), which `init()` cannot be.
+    public required convenience init(value: Any) {
         self.init()
         let schema = objectSchema
         let boxes = ClassRegistry.unmanagedBoxes(of: self)
