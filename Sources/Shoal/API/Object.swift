@@ -1,3 +1,5 @@
+import Foundation
+
 /// The base class of stored model classes.
 ///
 /// ```swift
@@ -186,6 +188,47 @@ open class Object: CustomStringConvertible, Hashable {
             guard property.isStored else { return }
             ClassRegistry.unmanagedBoxes(of: self)[index]?.set(newValue, property: property, className: schema.className)
         }
+    }
+
+    /// The value of a property, by name: key-value coding as Realm's
+    /// `Object` inherits it from `NSObject`; the same as ``subscript(_:)``.
+    ///
+    /// ```swift
+    /// let name = dog.value(forKey: "name") as? String
+    /// ```
+    open func value(forKey key: String) -> Any? { self[key] }
+
+    /// Sets a property by name (inside a write transaction for a managed
+    /// object); the same as ``subscript(_:)``.
+    open func setValue(_ value: Any?, forKey key: String) { self[key] = value }
+
+    /// The value at a dotted path of properties, following links
+    /// (`"owner.name"`); `nil` when a link on the way is `nil`.
+    open func value(forKeyPath keyPath: String) -> Any? {
+        Object.value(following: keyPath.split(separator: ".").map(String.init), from: self)
+    }
+
+    /// Sets the property at a dotted path of properties, following links
+    /// (`"owner.name"`); stops when a link on the way is `nil`.
+    open func setValue(_ value: Any?, forKeyPath keyPath: String) {
+        var names = keyPath.split(separator: ".").map(String.init)
+        guard let last = names.popLast() else { Self.unknownProperty(keyPath, objectSchema) }
+        guard let target = Object.value(following: names, from: self) as? Object else {
+            shoalPrecondition(ShoalError(.invalidKeyPath, "Cannot set '\(keyPath)': a link on the way is nil.",
+                context: ["keyPath": keyPath, "class": objectSchema.className]))
+        }
+        target[last] = value
+    }
+
+    /// Sets each property named in `keyedValues`.
+    public func setValuesForKeys(_ keyedValues: [String: Any]) {
+        for (key, value) in keyedValues { setValue(value, forKey: key) }
+    }
+
+    /// The values of the named properties (`NSNull` for a `nil` one, as
+    /// Foundation's key-value coding gives).
+    public func dictionaryWithValues(forKeys keys: [String]) -> [String: Any] {
+        Dictionary(uniqueKeysWithValues: keys.map { ($0, value(forKey: $0) ?? NSNull()) })
     }
 
     private static func persisted(_ name: String, of object: Object) -> (any PersistedProperty)? {
