@@ -240,8 +240,7 @@ where RawValue: PersistableValue {}
 
 /// Realm's name for an enum stored as its raw value, from its
 /// Objective-C-era models (`@objc enum Kind: Int, RealmEnum`); in Shoal it
-/// is a ``PersistableEnum``, usable in `@Persisted` properties and in
-/// ``RealmProperty``.
+/// is a ``PersistableEnum``, usable in `@Persisted` properties.
 ///
 /// ```swift
 /// enum Kind: Int, RealmEnum { case cat, dog }
