@@ -44,7 +44,7 @@ func writeStandard(_ realm: Realm) throws {
         realm.create(AllTypes.self, value: [
             "id": try! ObjectId(string: "65f0a1b2c3d4e5f601234567"), "bool": true, "int": 42, "int8": Int8(-8), "int16": Int16(16),
             "int32": Int32(32), "int64": Int64.max, "float": Float(1.5), "double": 2.25, "string": "héllo", "data": Data([1, 2, 3]),
-            "date": date, "uuid": UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!, "decimal": Decimal128(string: "12.345")!,
+            "date": date, "uuid": UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!, "decimal": Decimal128(stringLiteral: "12.345"),
             "objectId": try! ObjectId(string: "65f0a1b2c3d4e5f601234568"), "any": AnyRealmValue.string("mixed"), "size": Size.large,
             "mood": Mood.excited, "optInt": 7, "optString": "opt", "optDate": date, "link": ["id": 100, "name": "linked"],
             "ints": [1, 2, 3], "optStrings": ["a", nil], "dates": [date], "doubles": ["pi": 3.14], "anys": [AnyRealmValue.int(1), AnyRealmValue.none],

@@ -39,8 +39,7 @@ extension ChangeCoalescing {
     }
 
     static func merge<C>(_ first: SectionBuffer<C>, _ second: SectionBuffer<C>) -> SectionBuffer<C> {
-        if case .error = first.change { return first }
-        guard let collection = second.change.collection else { return second }
+        let collection = second.change.collection
         let reload = SectionBuffer(change: .initial(collection), before: first.before, after: second.after)
         guard case .update(_, let d1, let i1, let m1, let si1, let sd1) = first.change,
             case .update(_, let d2, let i2, let m2, let si2, let sd2) = second.change,

@@ -82,7 +82,8 @@ extension RealmPublishers {
     ///   whose changes cannot be lined up without the sections around it,
     ///   they arrive as one `.initial` with the current section (reload).
     public struct SectionChangeset<Collection: RealmSectionedResult & RealmSubscribable>: Publisher {
-        /// Errors arrive as `.error` values.
+        /// The publisher never fails: a key path that names no property
+        /// stops the program when it is subscribed to, as in Realm.
         public typealias Failure = Never
         /// The change, with the sections live on the delivering thread or queue.
         public typealias Output = SectionedResultsChange<Collection>
@@ -106,7 +107,7 @@ extension RealmPublishers {
             var shape: SectionShape?   // after the last change, on the delivering thread or queue
             let token = collection.observe(keyPaths: keyPaths, on: queue) { change in
                 let before = shape
-                shape = change.collection.flatMap { ($0 as? any SectionShaped)?.sectionShape }
+                shape = (change.collection as? any SectionShaped)?.sectionShape
                 subscription.send(Buffer(change: change, before: before, after: shape))
             }
             subscription.start(token: token)
@@ -187,7 +188,7 @@ extension RealmPublishers {
 
         /// Attaches a subscriber (`sink`, `assign` or `subscribe(_:)` call this).
         public func receive<Sub: Subscriber>(subscriber: Sub) where Sub.Input == Output, Sub.Failure == Failure {
-            Handover.deliver(upstream, on: scheduler, to: subscriber, value: \.collection,
+            Handover.deliver(upstream, on: scheduler, to: subscriber, value: { $0.collection },
                 replacing: { $0.replacingCollection(with: $1) })
         }
     }
@@ -198,10 +199,7 @@ extension Publisher {
     /// emits; the frozen sections always match the index paths.
     public func freeze<T: RealmSectionedResult>() -> Publishers.Map<Self, SectionedResultsChange<T>>
     where Output == SectionedResultsChange<T> {
-        map { change in
-            guard let collection = change.collection else { return change }
-            return change.replacingCollection(with: collection.freeze())
-        }
+        map { change in change.replacingCollection(with: change.collection.freeze()) }
     }
 
     /// Enables `receive(on:)` for sectioned changesets after other
@@ -214,11 +212,10 @@ extension Publisher {
 }
 
 extension SectionedResultsChange {
-    /// The sections the change is about; `nil` for `.error`.
-    var collection: Collection? {
+    /// The sections the change is about.
+    var collection: Collection {
         switch self {
         case .initial(let collection), .update(let collection, _, _, _, _, _): collection
-        case .error: nil
         }
     }
 
@@ -229,7 +226,6 @@ extension SectionedResultsChange {
         case .update(_, let deletions, let insertions, let modifications, let sectionsToInsert, let sectionsToDelete):
             .update(collection, deletions: deletions, insertions: insertions, modifications: modifications,
                 sectionsToInsert: sectionsToInsert, sectionsToDelete: sectionsToDelete)
-        case .error: self
         }
     }
 
@@ -237,7 +233,6 @@ extension SectionedResultsChange {
     func forward<S: Subscriber>(to subscriber: S) where S.Input == Collection, S.Failure == any Error {
         switch self {
         case .initial(let collection), .update(let collection, _, _, _, _, _): _ = subscriber.receive(collection)
-        case .error(let error): subscriber.receive(completion: .failure(error))
         }
     }
 }

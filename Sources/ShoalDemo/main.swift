@@ -72,7 +72,6 @@ let sectionToken = sections.observe { change in
     case .update(let sections, let deletions, let insertions, _, let sectionsToInsert, let sectionsToDelete):
         print("sections: deletions \(deletions.map { [$0[0], $0[1]] }) insertions \(insertions.map { [$0[0], $0[1]] })",
             "new sections \(Array(sectionsToInsert)) gone \(Array(sectionsToDelete)) ->", sections.map { "\($0.key): \($0.map(\.name).joined(separator: ", "))" })
-    case .error(let error): print("sections:", error)
     }
 }
 realm.refresh()

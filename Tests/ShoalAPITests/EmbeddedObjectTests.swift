@@ -244,7 +244,7 @@ final class EmbNoted: Object {
             let realm = try EmbeddedObjectTests.open()
             let type: Object.Type = EmbAddress.self
             realm.beginWrite()
-            realm.add(type.init())
+            realm.add(type.init(value: [:]))
         }
         #expect(Self.stderr(result).contains("Embedded objects cannot be created directly"))
     }

@@ -25,7 +25,6 @@ import Testing
         case .update(let c, let d, let i, let m, let si, let sd):
             func paths(_ p: [IndexPath]) -> String { p.map { "\($0.section).\($0.item)" }.joined(separator: ",") }
             return "update \(c.count) d[\(paths(d))] i[\(paths(i))] m[\(paths(m))] si\(Array(si)) sd\(Array(sd))"
-        case .error(let error): return "error \(error)"
         }
     }
 

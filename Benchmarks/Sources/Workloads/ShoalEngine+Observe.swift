@@ -104,8 +104,6 @@ final class ShoalObserved: ObservedStore {
                     initial.arrived()
                 case .update(_, let deletions, let insertions, let modifications, let sectionsToInsert, let sectionsToDelete):
                     onUpdate(deletions.count + insertions.count + modifications.count + sectionsToInsert.count + sectionsToDelete.count)
-                case .error(let error):
-                    fatalError("Shoal sections observer: \(error)")
                 }
             })
         }

@@ -24,7 +24,7 @@ import Foundation
 @dynamicMemberLookup
 public final class DynamicObject: Object {
     /// Creates an unmanaged, empty dynamic object (not useful on its own: dynamic objects come from a Realm).
-    public required init() { super.init() }
+    public override init() { super.init() }
 
     /// Reads or writes a property by name (`object.name`).
     public subscript(dynamicMember member: String) -> Any? {

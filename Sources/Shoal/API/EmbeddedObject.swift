@@ -57,7 +57,7 @@
 ///   "Embedded objects cannot be created directly" for calls through `Object`.
 open class EmbeddedObject: Object {
     /// Creates an unmanaged embedded object with default values.
-    public required init() { super.init() }
+    public override init() { super.init() }
 }
 
 extension Realm {

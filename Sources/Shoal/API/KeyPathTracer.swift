@@ -17,7 +17,7 @@ final class KeyPathTracer: @unchecked Sendable {
     func isTracing(_ object: Object) -> Bool { traced[ObjectIdentifier(object)] != nil }
 
     private func trace<O: Object>(_ type: O.Type) -> O {
-        let object = type.init()
+        let object = type.init(_shoalMetatype: ())
         traced[ObjectIdentifier(object)] = object
         return object
     }

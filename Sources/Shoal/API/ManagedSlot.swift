@@ -141,9 +141,14 @@ func nestedCollection(_ kind: String) -> Never {
 
 /// Stops for freezing or thawing an unmanaged collection.
 func unmanagedCollection(_ kind: String) -> Never {
-    // Realm's wording (RealmCollectionTypeTests testFreeze on an unmanaged
-    // list), with Shoal's type names for RLMArray, RLMSet and RLMDictionary.
     let typeName = ["lists": "List", "sets": "MutableSet", "maps": "Map"][kind] ?? kind
-    shoalPrecondition(ShoalError(.unsupported,
-        "This method may only be called on \(typeName) instances retrieved from a Realm; this one is unmanaged."))
+    shoalPrecondition(ShoalError(.unsupported, unmanagedMessage(typeName)))
+}
+
+/// Realm's message for a managed-only method called on an unmanaged
+/// collection (RealmCollectionTypeTests testFreeze), naming the Objective-C
+/// class Realm names, then Shoal's.
+func unmanagedMessage(_ typeName: String) -> String {
+    let realmName = ["List": "RLMArray", "MutableSet": "RLMSet", "Map": "RLMDictionary"][typeName] ?? typeName
+    return "This method may only be called on \(realmName) instances retrieved from an RLMRealm (this \(typeName) is unmanaged)."
 }

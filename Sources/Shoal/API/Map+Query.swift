@@ -6,7 +6,7 @@ public import Foundation
 /// collection kind shares (see ``RealmCollection``).
 ///
 /// As in Realm, they need a managed map: on an unmanaged one they stop with
-/// "This method may only be called on Map instances retrieved from a Realm".
+/// Realm's "This method may only be called on RLMDictionary instances retrieved from an RLMRealm".
 /// Filters and sorts over a map of objects skip its `nil` values, as Realm's
 /// do; a sort over a map of values keeps them, first when ascending.
 ///

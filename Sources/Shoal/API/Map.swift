@@ -43,10 +43,10 @@ extension String: MapKey {
 /// - ``sorted(by:ascending:)``
 /// - ``sorted(ascending:)``
 /// ### Aggregates
-/// - ``min(ofProperty:)``
-/// - ``max(ofProperty:)``
-/// - ``sum(ofProperty:)``
-/// - ``average(ofProperty:)``
+/// - ``min(ofProperty:)->T?``
+/// - ``max(ofProperty:)->T?``
+/// - ``sum(ofProperty:)->T``
+/// - ``average(ofProperty:)->T?``
 /// ### Key-value coding
 /// - ``value(forKey:)``
 /// - ``value(forKeyPath:)``

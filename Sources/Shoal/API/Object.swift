@@ -1,3 +1,5 @@
+import Foundation
+
 /// The base class of stored model classes.
 ///
 /// ```swift
@@ -36,7 +38,19 @@ open class Object: CustomStringConvertible, Hashable {
     final var ref: ObjectRef?
 
     /// Creates an unmanaged object with default values.
-    public required init() {}
+    ///
+    /// Not `required`, as in Realm: a subclass may override it (`override
+    /// init() { super.init(); ... }`) or add initializers of its own. A
+    /// subclass that declares other designated initializers must also
+    /// override `init()` (Realm's own tests write `required override
+    /// init()`), which Shoal calls to make its objects.
+    public init() {}
+
+    /// Creates an object of the dynamic class through its `init()`: how
+    /// Shoal makes objects from a metatype (accessors, schema prototypes),
+    /// since `init()` is not required. Every subclass that has `init()`
+    /// inherits it; not for use in application code.
+    public required convenience init(_shoalMetatype: Void) { self.init() }
 
     /// Re-points this managed accessor at object `key` of `table` in
     /// `realm`, in place, when it is an accessor of that table in that
@@ -60,7 +74,10 @@ open class Object: CustomStringConvertible, Hashable {
     ///
     /// Stops with a message naming the class and property when a name is
     /// unknown or a value has the wrong type.
-    public convenience init(value: Any) {
+    ///
+    /// Required, so that it can be called on an `Object.Type` value
+    /// (`type.init(value: [:])`), which `init()` cannot be.
+    public required convenience init(value: Any) {
         self.init()
         let schema = objectSchema
         let boxes = ClassRegistry.unmanagedBoxes(of: self)
@@ -171,6 +188,47 @@ open class Object: CustomStringConvertible, Hashable {
             guard property.isStored else { return }
             ClassRegistry.unmanagedBoxes(of: self)[index]?.set(newValue, property: property, className: schema.className)
         }
+    }
+
+    /// The value of a property, by name: key-value coding as Realm's
+    /// `Object` inherits it from `NSObject`; the same as ``subscript(_:)``.
+    ///
+    /// ```swift
+    /// let name = dog.value(forKey: "name") as? String
+    /// ```
+    open func value(forKey key: String) -> Any? { self[key] }
+
+    /// Sets a property by name (inside a write transaction for a managed
+    /// object); the same as ``subscript(_:)``.
+    open func setValue(_ value: Any?, forKey key: String) { self[key] = value }
+
+    /// The value at a dotted path of properties, following links
+    /// (`"owner.name"`); `nil` when a link on the way is `nil`.
+    open func value(forKeyPath keyPath: String) -> Any? {
+        Object.value(following: keyPath.split(separator: ".").map(String.init), from: self)
+    }
+
+    /// Sets the property at a dotted path of properties, following links
+    /// (`"owner.name"`); stops when a link on the way is `nil`.
+    open func setValue(_ value: Any?, forKeyPath keyPath: String) {
+        var names = keyPath.split(separator: ".").map(String.init)
+        guard let last = names.popLast() else { Self.unknownProperty(keyPath, objectSchema) }
+        guard let target = Object.value(following: names, from: self) as? Object else {
+            shoalPrecondition(ShoalError(.invalidKeyPath, "Cannot set '\(keyPath)': a link on the way is nil.",
+                context: ["keyPath": keyPath, "class": objectSchema.className]))
+        }
+        target[last] = value
+    }
+
+    /// Sets each property named in `keyedValues`.
+    public func setValuesForKeys(_ keyedValues: [String: Any]) {
+        for (key, value) in keyedValues { setValue(value, forKey: key) }
+    }
+
+    /// The values of the named properties (`NSNull` for a `nil` one, as
+    /// Foundation's key-value coding gives).
+    public func dictionaryWithValues(forKeys keys: [String]) -> [String: Any] {
+        Dictionary(uniqueKeysWithValues: keys.map { ($0, value(forKey: $0) ?? NSNull()) })
     }
 
     private static func persisted(_ name: String, of object: Object) -> (any PersistedProperty)? {

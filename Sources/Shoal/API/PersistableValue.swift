@@ -238,6 +238,16 @@ extension Optional: PersistableValue where Wrapped: PersistableValue {
 public protocol PersistableEnum: PersistableValue, RawRepresentable, CaseIterable, Hashable
 where RawValue: PersistableValue {}
 
+/// Realm's name for an enum stored as its raw value, from its
+/// Objective-C-era models (`@objc enum Kind: Int, RealmEnum`); in Shoal it
+/// is a ``PersistableEnum``, usable in `@Persisted` properties.
+///
+/// ```swift
+/// enum Kind: Int, RealmEnum { case cat, dog }
+/// final class Pet: Object { @Persisted var kind: Kind }
+/// ```
+public protocol RealmEnum: PersistableEnum {}
+
 extension PersistableEnum {
     /// Stored as its `RawValue`'s type.
     public static var persistedType: PersistedTypeInfo { RawValue.persistedType }

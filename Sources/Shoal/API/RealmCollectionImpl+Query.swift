@@ -2,14 +2,12 @@
 /// returns a ``Results`` whose source adds to the collection's own. As in
 /// Realm, they need a managed collection and stop on an unmanaged one.
 extension RealmCollection {
-    /// The base a query starts from; stops for unmanaged collections, as
-    /// Realm does ("This method may only be called on RLMArray instances
-    /// retrieved from an RLMRealm").
+    /// The base a query starts from; stops for unmanaged collections with
+    /// Realm's message ("This method may only be called on RLMArray
+    /// instances retrieved from an RLMRealm").
     func queryBase() -> (instance: RealmInstance, table: TableKey, source: ResultsSource) {
         guard let base = resultsBase else {
-            shoalPrecondition(ShoalError(.unsupported,
-                "This method may only be called on \(kindName) instances retrieved from a Realm; this one is unmanaged.",
-                context: ["collection": kindName]))
+            shoalPrecondition(ShoalError(.unsupported, unmanagedMessage(kindName), context: ["collection": kindName]))
         }
         base.instance.verifyThread()
         return base
@@ -69,9 +67,9 @@ extension RealmCollection {
     /// ``PredicateFormat`` to get those as errors.
     ///
     /// Queries, sorts and distinct need a managed collection: on an
-    /// unmanaged `List` or `MutableSet` they stop with "This method may only
-    /// be called on List instances retrieved from a Realm", as Realm stops
-    /// for unmanaged `RLMArray` and `RLMSet`. Aggregates work on unmanaged
+    /// unmanaged `List` or `MutableSet` they stop with Realm's "This method
+    /// may only be called on RLMArray instances retrieved from an RLMRealm"
+    /// (`RLMSet` for a set). Aggregates work on unmanaged
     /// collections too.
     ///
     /// A format run again with arguments of the same types (as in a loop)

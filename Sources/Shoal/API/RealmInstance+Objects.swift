@@ -29,7 +29,7 @@ extension RealmInstance {
     /// offsets) or, without them, through their boxes.
     static func accessor(of type: Object.Type, _ ref: ObjectRef, offsets: [Int]?) -> Object {
         let construction = AccessorConstruction.Construction(ref: UnretainedObjectRef(ref), needsBoxes: offsets == nil)
-        let object = AccessorConstruction.constructing(construction) { type.init() }
+        let object = AccessorConstruction.constructing(construction) { type.init(_shoalMetatype: ()) }
         object.ref = ref
         ClassRegistry.markManaged(object, offsets: offsets)
         return object

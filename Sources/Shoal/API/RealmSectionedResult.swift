@@ -81,15 +81,15 @@ extension RealmSectionedResult {
 /// Index paths are (section, item). Deletions and modifications are at
 /// their place before the change, insertions at their place after it;
 /// `sectionsToDelete` are old section indices, `sectionsToInsert` new ones.
-/// Every array is ascending.
+/// Every array is ascending. As in Realm, there is no error case: a key
+/// path that names no property stops the program when `observe` is called,
+/// with Realm's message.
 public enum SectionedResultsChange<Collection> {
     /// The first callback: the collection as observation starts.
     case initial(Collection)
     /// What one or more commits changed since the last callback.
     case update(Collection, deletions: [IndexPath], insertions: [IndexPath], modifications: [IndexPath],
         sectionsToInsert: IndexSet, sectionsToDelete: IndexSet)
-    /// Observation could not start (an invalid key path): its only callback.
-    case error(any Error)
 
     init(_ collection: Collection, _ changes: SectionChanges) {
         func paths(_ p: [SectionPath]) -> [IndexPath] { p.map { IndexPath(item: $0.row, section: $0.section) } }

@@ -5,7 +5,6 @@ public import Dispatch
 enum SectionEvent {
     case initial
     case update(SectionChanges)
-    case error(any Error)
 }
 
 /// The sections one observation keeps, on its delivering thread or queue.
@@ -15,6 +14,8 @@ private final class ObservedSections<Key: Hashable> {
 
 extension SectionSource {
     /// The notifier-building closure and filters for observing this source.
+    /// A key path that names no property stops the program here, with
+    /// Realm's message: `SectionedResultsChange` has no error case.
     private func observationParts(keyPaths: [String]?)
         -> (filter: Result<ModificationFilter, ShoalError>, key: ModificationFilter, make: (Snapshot, ModificationFilter) -> Notifier)
     {
@@ -25,6 +26,7 @@ extension SectionSource {
             if case .table(let t) = source.root(table: table, schema: instance.schema) { t } else { nil }
         let depth = instance.configuration.collectionNotificationDepth
         let filter = instance.modificationFilter(keyPaths, table: elementTable, unfiltered: .deep(elementTable == nil ? 0 : depth))
+        if case .failure(let error) = filter { shoalPrecondition(error) }
         let key = (try? keyFilter(table: elementTable).get()) ?? .deep(depth)
         return (filter, key, { snapshot, filter in NotifierFactory.collection(table: table, source: source, snapshot: snapshot, filter: filter) })
     }
@@ -55,7 +57,9 @@ extension SectionSource {
                 sectioned = filtered
             }
             return sectioned.isEmpty ? nil : .update(sectioned)
-        case .error(let error): return .error(error)
+        case .error(let error):
+            // Only a key-path filter fails, and `observationParts` stopped on that.
+            shoalPrecondition(error)
         case .object, .map: return nil
         }
     }
@@ -100,7 +104,6 @@ extension SectionedResultsChange {
         switch event {
         case .initial: self = .initial(collection)
         case .update(let changes): self.init(collection, changes)
-        case .error(let error): self = .error(error)
         }
     }
 }

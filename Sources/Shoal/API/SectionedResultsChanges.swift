@@ -8,7 +8,6 @@
 ///     switch change {
 ///     case .initial(let sections): print(sections.allKeys)
 ///     case .update(let sections, let deletions, let insertions, _, _, _): print(sections.count, deletions, insertions)
-///     case .error(let error): print(error)
 ///     }
 /// }
 /// ```
@@ -20,7 +19,7 @@ public struct SectionedResultsChanges<Collection>: AsyncSequence, @unchecked Sen
     // Safe because: `take` only reads frozen instances and the observation's
     // own sections, under a lock.
     /// Each element is `.initial` first, then an `.update` per change (merged when they
-    /// pile up) or an `.error`, carrying the sections frozen.
+    /// pile up), carrying the sections frozen.
     public typealias Element = SectionedResultsChange<Collection>
     /// Iteration never throws: it ends when the task is cancelled.
     public typealias Failure = Never

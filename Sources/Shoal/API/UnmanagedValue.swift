@@ -32,7 +32,7 @@ protocol UnmanagedCollectionFactory {
 
 
 private func makeObject(_ type: Object.Type, _ value: Any) -> Object {
-    let object = type.init()
+    let object = type.init(_shoalMetatype: ())
     let schema = object.objectSchema
     for (index, item) in Object.namedValues(value, schema: schema) {
         object[schema.properties[index].name] = item

@@ -71,8 +71,11 @@ enum ValueCoercion {
             throw mismatch(any, property, name)
         }
         var stored: Value
-        // Fast paths for the common concrete types, before the existential casts.
-        if let int = any as? Int {
+        // Foundation's objects first: an `NSNumber` would also cast to `Int`
+        // or `Double` below, losing whether it holds a Boolean or a decimal.
+        if let bridged = Value.bridging(any) {
+            stored = fitted(bridged, to: property.type)
+        } else if let int = any as? Int {
             stored = .int(Int64(int))
         } else if let string = any as? String {
             stored = .string(string)
@@ -102,6 +105,20 @@ enum ValueCoercion {
         }
         guard let coerced = coerce(stored, to: property.type) else { throw mismatch(any, property, name) }
         return coerced
+    }
+
+    /// A Foundation number for a property, by Realm's rules for `NSNumber`:
+    /// a Boolean is an integer 0 or 1 for an `int` property, an integer 0 or
+    /// 1 is a Boolean for a `bool` one, and a decimal number is a double or
+    /// float for a property of that type.
+    static func fitted(_ value: Value, to type: PropertyType) -> Value {
+        switch (type, value) {
+        case (.int, .bool(let b)): .int(b ? 1 : 0)
+        case (.bool, .int(let i)) where i == 0 || i == 1: .bool(i == 1)
+        case (.double, .decimal(let d)): .double(d.doubleValue)
+        case (.float, .decimal(let d)): .float(Float(d.doubleValue))
+        default: value
+        }
     }
 
     /// Numbers widen to the property's numeric kind; everything else must match.

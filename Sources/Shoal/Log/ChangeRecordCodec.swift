@@ -262,7 +262,7 @@ enum ChangeRecordCodec {
             return .objectId(try! ObjectId(bytes: b))
         case 10:
             let s = try r.string()
-            guard let d = Decimal128(string: s) else { throw DecodingFailure(offset: start, reason: "invalid decimal '\(s)'") }
+            guard let d = Decimal128.parse(s).map(Decimal128.init) else { throw DecodingFailure(offset: start, reason: "invalid decimal '\(s)'") }
             return .decimal(d)
         case 11:
             var b: [UInt8] = []

@@ -197,6 +197,8 @@ struct PredicateArguments {
             }
             return .int(exact)
         }
+        // Foundation's objects first: an `NSNumber` 1 would also cast to `Bool`.
+        if let bridged = Value.bridging(argument) { return bridged.storable }
         switch argument {
         case let value as Value: return value
         case is NSNull: return .null

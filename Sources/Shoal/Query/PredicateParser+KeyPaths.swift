@@ -34,6 +34,9 @@ extension PredicateParser {
             if let count = try parseBacklinks(&path, &sources) {
                 return try collectionOperation(.count, path, sources, start: start, operatorToken: count, modifierToken)
             }
+        case .collectionOperator(let name) where ["@count", "@size", "@min", "@max", "@sum", "@avg"].contains(name):
+            // Realm's words (QueryTests.m testInvalidQueries).
+            throw .at(first, "Invalid keypath '\(name)': collection operation '\(name)' must be applied to a collection")
         default:
             guard let name = Self.propertyName(first, afterDot: false) else {
                 throw .expected(modifier == nil ? "a property name" : "a key path", after: previous, found: first)
@@ -175,6 +178,18 @@ extension PredicateParser {
         collection.source = start..<(sources.last?.upperBound ?? operatorToken.range.lowerBound)
         collection.componentSources = sources
         var operation = PredicateTree.CollectionOperation(function: function, collection: collection)
+        if function == .count, current.kind == .dot {
+            // Realm's words (QueryTests.m testCollectionOperatorErrors), with the whole key path.
+            var bare = collection
+            bare.modifier = nil
+            var text = bare.description + "." + operatorToken.text
+            while current.kind == .dot, Self.propertyName(peek(1), afterDot: true) != nil {
+                advance()
+                text += "." + current.text
+                advance()
+            }
+            throw .at(operatorToken, "Invalid keypath '\(text)': \(operatorToken.text) must appear at the end of a keypath.")
+        }
         if function != .count, current.kind == .dot, let name = Self.propertyName(peek(1), afterDot: true) {
             advance()
             operation.property = name

@@ -214,7 +214,7 @@ struct PredicateParser {
             if keyword.comparisonOperator != nil && keyword != .in {
                 return try parseKeyPathExpression(modifier: nil, modifierToken: nil)
             }
-        case .identifier, .variable, .collectionOperator("@links"):
+        case .identifier, .variable, .collectionOperator:
             return try parseKeyPathExpression(modifier: nil, modifierToken: nil)
         default:
             break

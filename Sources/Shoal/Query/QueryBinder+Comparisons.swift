@@ -86,6 +86,10 @@ extension QueryBinder {
         for value in values where !value.isNull {
             let (type, className) = typeOf(value)
             guard let type else { continue }
+            if case .aggregate(.count, _, _) = lhs.operand, !Self.isNumeric(type) {
+                // Realm's words (QueryTests.m testCollectionOperatorErrors).
+                throw error("@count can only be compared with a numeric value", at: rhs.source)
+            }
             let stringPattern = (op == .beginsWith || op == .endsWith || op == .contains || op == .like) && lhsType == .data && type == .string
             if !stringPattern && !Self.compatible(lhsType, lhs.className, type, className) {
                 throw error(

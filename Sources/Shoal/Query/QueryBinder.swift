@@ -124,6 +124,12 @@ struct QueryBinder {
         let resolved = try resolve(operation.collection)
         let name = operation.function.rawValue
         guard resolved.path.isMultiValued else {
+            if case .property(let last)? = resolved.path.steps.last, resolved.type != .object {
+                // Realm's words (QueryTests.m testInvalidQueries).
+                let table = schema[last.table]
+                throw error("Invalid keypath '\(resolved.path.text).\(name)': Property '\(table.className).\(table.properties[last.index].name)'"
+                    + " is not a link or collection and can only appear at the end of a keypath.", at: operation.source)
+            }
             throw error("'\(name)' needs a collection, and '\(resolved.path.text)' is of type '\(resolved.typeName)'",
                 at: operation.source)
         }

@@ -34,7 +34,9 @@ extension OrderingStep {
             if case .primitive = root { return SortPath(steps: [], text: keyPath) }
         }
         if keyPath.contains("@") {
-            throw ShoalError(.invalidKeyPath, "Cannot \(verb) on keypath '\(keyPath)': KVC collection operators are not supported.",
+            // Realm's words: "key path" for a sort, "keypath" for a distinct.
+            let noun = verb == "sort" ? "key path" : "keypath"
+            throw ShoalError(.invalidKeyPath, "Cannot \(verb) on \(noun) '\(keyPath)': KVC collection operators are not supported.",
                 context: ["keyPath": keyPath])
         }
         guard case .table(var table) = root else {

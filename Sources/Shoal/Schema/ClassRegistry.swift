@@ -44,7 +44,7 @@ enum ClassRegistry {
     }
 
     private static func discover(_ type: Object.Type) -> ClassInfo {
-        let prototype = type.init()
+        let prototype = type.init(_shoalMetatype: ())
         var properties: [Property] = []
         var defaults: [Value] = []
         var legacy: [(String, String)] = []
@@ -188,7 +188,7 @@ enum ClassRegistry {
         var seen: Set<ObjectIdentifier> = [ObjectIdentifier(type)]
         var next = 0
         while next < order.count {
-            let prototype = order[next].init()
+            let prototype = order[next].init(_shoalMetatype: ())
             next += 1
             for child in children(of: prototype) {
                 let linked = (child.value as? any PersistedProperty)?.objectType ?? (child.value as? any LinkingObjectsDeclaration)?.objectType

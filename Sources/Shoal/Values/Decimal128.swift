@@ -29,10 +29,50 @@ public struct Decimal128: Hashable, Comparable, Sendable, CustomStringConvertibl
         }
         self.value = Decimal(string: "\(value)") ?? Decimal(value)
     }
-    /// Parses a decimal number such as `"12.50"`; `nil` when the string is not a number.
-    public init?(string: String) {
-        guard let d = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
-        value = d
+    /// Creates a zero decimal.
+    public init() { self.value = 0 }
+    /// Parses a decimal number such as `"12.50"`; a string that is not a
+    /// number gives NaN (``isNaN``). Declared `throws`, as Realm's is, but
+    /// never throws: Realm's never does either.
+    public init(string: String) throws { self.value = Self.parse(string) ?? .nan }
+    /// Converts a number: the exact value of a decimal number, otherwise the
+    /// integer, floating-point or Boolean value it holds.
+    public init(number: NSNumber) {
+        if let decimal = number as? NSDecimalNumber {
+            self.init(decimal.decimalValue)
+        } else {
+            switch Value.bridging(number) {
+            case .int(let int): self.init(Decimal(int))
+            case .bool(let bool): self.init(bool ? 1 : 0)
+            default: self.init(number.doubleValue)
+            }
+        }
+    }
+    /// Converts an integer of any size, a `Float`, `Double`, `String`,
+    /// `NSNumber`, `Decimal` or `Decimal128`; stops for any other type, as
+    /// Realm's does. A string that is not a number gives NaN.
+    public init(value: Any) {
+        // Foundation's numbers first: they would also cast to `Double`, losing a decimal's digits.
+        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
+            self.init(number: number)
+            return
+        }
+        switch value {
+        case let decimal as Decimal128: self = decimal
+        case let decimal as Decimal: self.init(decimal)
+        case let string as String: self.init(Self.parse(string) ?? .nan)
+        case let double as Double: self.init(double)
+        case let float as Float: self.init(Double(float))
+        case let integer as any BinaryInteger: self.init(Decimal(string: "\(integer)") ?? .nan)
+        default:
+            shoalPrecondition(ShoalError(.typeMismatch, "Cannot convert value '\(value)' of type '\(type(of: value))' to Decimal128.",
+                context: ["value": "\(value)", "valueType": "\(type(of: value))"]))
+        }
+    }
+
+    /// The decimal a string such as `"12.50"` spells, or `nil` when it spells none.
+    static func parse(_ string: String) -> Decimal? {
+        Decimal(string: string, locale: Locale(identifier: "en_US_POSIX"))
     }
     /// Creates a decimal from an integer literal: `let count: Decimal128 = 3`.
     public init(integerLiteral value: Int) { self.init(value) }

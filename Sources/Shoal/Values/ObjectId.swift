@@ -60,6 +60,29 @@ public struct ObjectId: Hashable, Comparable, Sendable, CustomStringConvertible,
         bytes = b
     }
 
+    /// Creates an identifier from 24 hexadecimal digits written in the
+    /// source, as Realm's `ObjectId("…")`; stops when they are not 24
+    /// hexadecimal digits (use ``init(string:)`` for strings read at run time).
+    ///
+    /// ```swift
+    /// let id = ObjectId("6053a1b8c3a7b2f1e4d5c6b7")
+    /// ```
+    public init(_ str: StaticString) {
+        let string = str.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+        do { try self.init(string: string) } catch { shoalPrecondition(error) }
+    }
+
+    /// Creates an identifier from a time, a machine identifier (its low
+    /// three bytes, least significant first) and a process identifier (its
+    /// low two bytes, least significant first), then the next counter value:
+    /// the layout of Realm's `ObjectId(timestamp:machineId:processId:)`.
+    public init(timestamp: Date, machineId: Int, processId: Int) {
+        var b = ObjectId(timestamp: timestamp).bytes
+        for i in 0..<3 { b[4 + i] = UInt8(truncatingIfNeeded: machineId >> (8 * i)) }
+        for i in 0..<2 { b[7 + i] = UInt8(truncatingIfNeeded: processId >> (8 * i)) }
+        bytes = b
+    }
+
     /// Generates a new identifier for the current time.
     public static func generate() -> ObjectId { ObjectId(timestamp: Date()) }
 

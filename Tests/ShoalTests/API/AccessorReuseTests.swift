@@ -18,7 +18,7 @@ final class Counted: Object {
     @Persisted(primaryKey: true) var id: Int
     @Persisted var name = ""
 
-    required init() {
+    override init() {
         super.init()
         Counted.made += 1
     }

@@ -138,11 +138,11 @@ enum MapFixture {
             map["rex"] = Dog()
             _ = map.where { $0.age > 1 }
         }
-        #expect(ErrorTests.stderr(filter).contains("This method may only be called on Map instances retrieved from a Realm; this one is unmanaged."))
+        #expect(ErrorTests.stderr(filter).contains("This method may only be called on RLMDictionary instances retrieved from an RLMRealm (this Map is unmanaged)."))
         let sort = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = Map<String, Int>().sorted()
         }
-        #expect(ErrorTests.stderr(sort).contains("This method may only be called on Map instances retrieved from a Realm"))
+        #expect(ErrorTests.stderr(sort).contains("This method may only be called on RLMDictionary instances retrieved from an RLMRealm"))
     }
 
     @Test("a map of values is filtered with self, as a list of values is (Realm only filters maps of objects)")

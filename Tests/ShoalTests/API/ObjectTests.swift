@@ -109,7 +109,7 @@ import Testing
         let values: [String: Any] = [
             "id": oid, "bool": true, "int": 42, "int8": Int8(-8), "int16": Int16(1600), "int32": Int32(-32_000),
             "int64": Int64.max, "float": Float(1.5), "double": 2.25, "string": "héllo", "data": Data([1, 2, 3]),
-            "date": date, "uuid": uuid, "decimal": Decimal128(string: "12.345")!, "objectId": oid,
+            "date": date, "uuid": uuid, "decimal": Decimal128(stringLiteral: "12.345"), "objectId": oid,
             "any": AnyRealmValue.string("mixed"), "size": Size.large, "mood": Mood.excited, "optBool": false,
             "optInt": 7, "optInt8": Int8(3), "optFloat": Float(0.5), "optDouble": 9.75, "optString": "opt",
             "optData": Data([9]), "optDate": date, "optUUID": uuid, "optDecimal": Decimal128(5), "optObjectId": oid,
@@ -124,7 +124,7 @@ import Testing
         for o in [object, read] {
             #expect(o.bool && o.int == 42 && o.int8 == -8 && o.int16 == 1600 && o.int32 == -32_000 && o.int64 == .max)
             #expect(o.float == 1.5 && o.double == 2.25 && o.string == "héllo" && o.data == Data([1, 2, 3]))
-            #expect(o.date == date && o.uuid == uuid && o.decimal == Decimal128(string: "12.345")! && o.objectId == oid)
+            #expect(o.date == date && o.uuid == uuid && o.decimal == Decimal128(stringLiteral: "12.345") && o.objectId == oid)
             #expect(o.any == .string("mixed") && o.size == .large && o.mood == .excited)
             #expect(o.optBool == false && o.optInt == 7 && o.optInt8 == 3 && o.optFloat == 0.5 && o.optDouble == 9.75)
             #expect(o.optString == "opt" && o.optData == Data([9]) && o.optDate == date && o.optUUID == uuid)

@@ -28,7 +28,7 @@ import Testing
                 try realm.write { RandomWorkload.step(realm, &rng, operations: 6) }
             }
             try realm.write {
-                realm.create(AllTypes.self, value: ["id": ObjectId.generate(), "decimal": Decimal128(string: "2.5")!, "ints": [3, 1], "doubles": ["x": 1.0]])
+                realm.create(AllTypes.self, value: ["id": ObjectId.generate(), "decimal": Decimal128(stringLiteral: "2.5"), "ints": [3, 1], "doubles": ["x": 1.0]])
             }
             return realm.instance.coordinator.latest
         }

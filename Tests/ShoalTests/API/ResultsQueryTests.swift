@@ -153,15 +153,15 @@ import Testing
         let filter = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = List<Dog>().filter("age > 1")
         }
-        #expect(ErrorTests.stderr(filter).contains("This method may only be called on List instances retrieved from a Realm; this one is unmanaged."))
+        #expect(ErrorTests.stderr(filter).contains("This method may only be called on RLMArray instances retrieved from an RLMRealm (this List is unmanaged)."))
         let sort = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = MutableSet<Int>().sorted()
         }
-        #expect(ErrorTests.stderr(sort).contains("This method may only be called on MutableSet instances retrieved from a Realm"))
+        #expect(ErrorTests.stderr(sort).contains("This method may only be called on RLMSet instances retrieved from an RLMRealm"))
         let distinct = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = List<Dog>().distinct(by: ["age"])
         }
-        #expect(ErrorTests.stderr(distinct).contains("This method may only be called on List instances retrieved from a Realm"))
+        #expect(ErrorTests.stderr(distinct).contains("This method may only be called on RLMArray instances retrieved from an RLMRealm"))
     }
 
     @Test("value(forKey:), value(forKeyPath:) with operators, and setValue(_:forKey:) on the matches at call time")

@@ -12,7 +12,7 @@ import Testing
         try realm.write {
             realm.create(AllTypes.self, value: [
                 "id": ObjectId.generate(), "double": 1.5, "float": Float(2.5), "data": Data([0, 255]), "date": Date(timeIntervalSince1970: 12.75),
-                "uuid": UUID(), "decimal": Decimal128(string: "-3.25")!, "any": AnyRealmValue.double(4), "optStrings": ["a", nil], "anys": [AnyRealmValue.none],
+                "uuid": UUID(), "decimal": Decimal128(stringLiteral: "-3.25"), "any": AnyRealmValue.double(4), "optStrings": ["a", nil], "anys": [AnyRealmValue.none],
             ])
         }
         for _ in 0..<rounds {
@@ -57,7 +57,7 @@ import Testing
         let values: [Value] = [
             .null, .bool(true), .bool(false), .int(.min), .int(.max), .int(0), .int(-1), .float(-0.0), .float(.nan),
             .double(.infinity), .double(-1e-300), .string(""), .string("héllo 🐕"), .data(Data()), .data(Data(repeating: 7, count: 300)),
-            .date(Date(timeIntervalSinceReferenceDate: -1.5)), .objectId(ObjectId.generate()), .decimal(Decimal128(string: "1e-20")!),
+            .date(Date(timeIntervalSinceReferenceDate: -1.5)), .objectId(ObjectId.generate()), .decimal(Decimal128(stringLiteral: "1e-20")),
             .uuid(UUID()), .link(Link(table: TableKey(1), key: ObjectKey(123_456_789))),
         ]
         for value in values {

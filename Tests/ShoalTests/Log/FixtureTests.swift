@@ -30,7 +30,7 @@ import Testing
         #expect(realm.object(ofType: Dog.self, forPrimaryKey: 3)?.name == "renamed")
         #expect(realm.object(ofType: Dog.self, forPrimaryKey: 4) == nil)
         let all = try #require(realm.objects(AllTypes.self).first)
-        #expect(all.string == "héllo" && all.int64 == .max && all.size == .large && all.decimal == Decimal128(string: "12.345")!)
+        #expect(all.string == "héllo" && all.int64 == .max && all.size == .large && all.decimal == Decimal128(stringLiteral: "12.345"))
         #expect(all.link?.name == "linked" && Array(all.ints) == [1, 2, 3] && all.doubles["pi"] == 3.14)
         #expect(realm.objects(Puppy.self).first?.kennels.first?.name == "North")
         #expect(realm.object(ofType: Dog.self, forPrimaryKey: 1)?.owners.first?.name == "Bob")

@@ -65,7 +65,6 @@ import Testing
                 let new = SectionSnapshot(s)
                 delivered = delivered?.applying(deletions: deletions, insertions: insertions, sectionsToInsert: sectionsToInsert,
                     sectionsToDelete: sectionsToDelete, new: new)
-            case .error: break
             }
         }
         realm.refresh()

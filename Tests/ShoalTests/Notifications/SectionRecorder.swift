@@ -51,13 +51,11 @@ enum SectionedEvent: Equatable, CustomStringConvertible {
     case initial(SectionSnapshot)
     case update(SectionSnapshot, deletions: [IndexPath], insertions: [IndexPath], modifications: [IndexPath],
         sectionsToInsert: [Int], sectionsToDelete: [Int])
-    case error(String)
 
     var description: String {
         switch self {
         case .initial(let s): ".initial(\(s))"
         case let .update(s, d, i, m, si, sd): ".update(\(s), deletions: \(d), insertions: \(i), modifications: \(m), sectionsToInsert: \(si), sectionsToDelete: \(sd))"
-        case .error(let message): ".error(\(message))"
         }
     }
 }
@@ -86,7 +84,6 @@ final class SectionRecorder: @unchecked Sendable {
         case .initial(let s): append(.initial(SectionSnapshot(s)))
         case let .update(s, d, i, m, si, sd):
             append(.update(SectionSnapshot(s), deletions: d, insertions: i, modifications: m, sectionsToInsert: Array(si), sectionsToDelete: Array(sd)))
-        case .error(let error): append(.error("\(error)"))
         }
     }
 
@@ -100,7 +97,6 @@ final class SectionRecorder: @unchecked Sendable {
         case .initial(let s): append(.initial(snapshot(s)))
         case let .update(s, d, i, m, si, sd):
             append(.update(snapshot(s), deletions: d, insertions: i, modifications: m, sectionsToInsert: Array(si), sectionsToDelete: Array(sd)))
-        case .error(let error): append(.error("\(error)"))
         }
     }
 }

@@ -75,7 +75,6 @@ import Testing
             switch change {
             case .initial(let sections): actor.add("initial \(sections.allKeys)")
             case .update(let sections, _, let insertions, _, _, _): actor.add("update \(sections.allKeys) \(insertions.count)")
-            case .error(let error): actor.add("error \(error)")
             }
         }
         try await waitFor { await collector.seen.count == 1 }
@@ -108,8 +107,6 @@ import Testing
                 print("sectionedResults.count: \(sectionedResults.count)")
             case .update(let sectionedResults, _, _, _, _, _):
                 print("update: \(sectionedResults.count)")
-            case .error:
-                break
             }
         }
         try realm.write {
@@ -133,7 +130,6 @@ import Testing
             switch changes {
             case .initial: break
             case .update: hits += 1
-            case .error: break
             }
         }
         realm.refresh()

@@ -126,7 +126,6 @@ import Testing
                         problems.append("\(label): applying \(event) to \(old) gives \(applied)")
                     }
                 }
-            case .error(let message): problems.append("\(label): error \(message)")
             }
             if case .initial(let s) = event { observer.delivered = s }
             if case .update(let s, _, _, _, _, _) = event { observer.delivered = s }

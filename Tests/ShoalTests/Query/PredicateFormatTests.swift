@@ -88,7 +88,7 @@ extension QueryTests {
                     .uuid(UUID(uuidString: "137DECC8-B300-4954-A233-F89909F4FD89")!)
                 ),
                 (try! ObjectId(string: "5f2a0b9c1d2e3f4a5b6c7d8e"), .objectId(try! ObjectId(string: "5f2a0b9c1d2e3f4a5b6c7d8e"))),
-                (Decimal128(string: "1.5")!, .decimal(Decimal128(string: "1.5")!)),
+                (Decimal128(stringLiteral: "1.5"), .decimal(Decimal128(stringLiteral: "1.5"))),
                 (Decimal(string: "2.25")!, .decimal(Decimal128(Decimal(string: "2.25")!))),
                 (Int?.none, .null), (Int?.some(4), .int(4)), (String??.some(.none), .null),
                 (Color.red, .string("red")), (Level.high, .int(3)),

@@ -113,6 +113,6 @@ import Testing
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = List<Int>().freeze()
         }
-        #expect(ErrorTests.stderr(result).contains("This method may only be called on List instances retrieved from a Realm"))
+        #expect(ErrorTests.stderr(result).contains("This method may only be called on RLMArray instances retrieved from an RLMRealm"))
     }
 }

@@ -43,7 +43,7 @@ import Testing
         #expect(offsets.count == info.schema.properties.count)
         let legacy = Set(info.legacyLinkingObjects.map(\.property))
         #expect(offsets.indices.allSatisfy { (offsets[$0] < 0) == legacy.contains($0) })
-        let object = type.init()
+        let object = type.init(_shoalMetatype: ())
         let boxes = ClassRegistry.unmanagedBoxes(of: object)
         for child in ClassRegistry.children(of: object) {
             guard let label = child.label, let p = child.value as? any PersistedProperty,
