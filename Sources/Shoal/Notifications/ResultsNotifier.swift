@@ -169,7 +169,12 @@ final class ResultsNotifier: OrderNotifier {
 
     override func process(_ digest: ChangeDigest, candidates: Set<ObjectKey>) -> NotifierOutput? {
         version = digest.version
-        if candidates.count > max(64, ids.count / 8) { return recompute(digest.after, touched: candidates) }
+        // Re-running the query costs a pass over the table, so only a run
+        // that touched a large share of the table takes it; a merged run of
+        // many small commits, however many results it reaches, is applied
+        // object by object.
+        let tableCount = digest.after.withTable(table) { $0.pointee.count }
+        if candidates.count > max(64, tableCount / 8) { return recompute(digest.after, touched: candidates) }
         // Entries of elements that no longer end a chunk are harmless but
         // would pile up as chunks split: start afresh now and then.
         if fences.count > 4 * ids.chunks.count + 64 { fences = [:] }
