@@ -221,6 +221,17 @@ struct DeepPredicateTests {
         #expect(dogs.explain().hasPrefix("index lookup on Dog where age == 3 (4 candidates)"))
     }
 
+    @Test("sorting by a plain string column whose strings share a 200 KB prefix works on a 1 MB stack")
+    func sortSharedLongPrefix() throws {
+        let prefix = String(repeating: "a", count: 200_000)
+        let names = (0..<20).map { prefix + String(UnicodeScalar(UInt8(100 - $0))) }
+        var snapshot = StringSortTests.dogs(named: names.map(Value.string))
+        StringSortTests.storeStrings(coded: false, in: &snapshot)
+        let elements = (0..<names.count).map { Value.link(Link(table: TableKey(0), key: ObjectKey(Int64($0)))) }
+        let sorted = try onSmallStack { [snapshot] in OrderingStep.sortByStringColumn(elements, StringSortTests.byName(), snapshot) }
+        #expect(sorted == elements.reversed())
+    }
+
     @Test("the deepest predicate each front end accepts binds, plans, describes and counts on a 1 MB stack")
     func deepestAccepted() throws {
         let outcome = try onSmallStack { () -> (depth: Int, oddSubqueries: Bool, counts: [Int]) in
