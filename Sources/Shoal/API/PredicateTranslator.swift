@@ -16,14 +16,44 @@ struct PredicateTranslator {
 
     var variables: [PredicateExpressions.VariableID: PredicateTree.KeyPath] = [:]
     private var subqueries = 0
+    /// How many expressions enclose the one being translated.
+    private var nesting = 0
 
+    /// The deepest the translator follows a `#Predicate`'s expressions
+    /// into each other. They nest more than the tree they make (a key path,
+    /// a value, an optional chain and each `&&` of a chain are levels), so
+    /// this is past ``PredicateTree/maximumDepth``; each level takes about
+    /// 5 KB of stack in a debug build, so it stays within a thread's stack
+    /// of 1 MB. A predicate written in source nests far less; one built at
+    /// run time from `PredicateExpressions` may not, and is refused rather
+    /// than overflow the stack.
+    static let maximumExpressionDepth = 150
+
+    /// The tree `predicate` means.
+    ///
+    /// - Throws: ``ShoalError`` `.invalidQuery` for an expression Shoal
+    ///   cannot translate, expressions nested deeper than
+    ///   ``maximumExpressionDepth``, or a tree nested deeper than
+    ///   ``PredicateTree/maximumDepth`` (as a format string counts levels).
     static func translate<T>(_ predicate: Predicate<T>) throws(ShoalError) -> PredicateTree {
         var translator = PredicateTranslator()
         translator.variables[predicate.variable.key] = PredicateTree.KeyPath(components: [])
-        return try translator.predicate(predicate.expression)
+        let tree = try translator.predicate(predicate.expression)
+        guard tree.nestingDepth <= PredicateTree.maximumDepth else {
+            throw PredicateTree.tooDeepError(format: nil, kind: "#Predicate",
+                hint: "each '!', each '||' inside an '&&', and each contains(where:) or allSatisfy adds a level")
+        }
+        return tree
     }
 
     mutating func fragment(_ expression: Any) throws(ShoalError) -> Fragment {
+        guard nesting < Self.maximumExpressionDepth else {
+            throw ShoalError(.invalidQuery,
+                "Invalid #Predicate: its expressions nest more than \(Self.maximumExpressionDepth) levels deep.",
+                context: ["maximumExpressionDepth": String(Self.maximumExpressionDepth)])
+        }
+        nesting += 1
+        defer { nesting -= 1 }
         guard let translatable = expression as? any TranslatablePredicateExpression else {
             throw ShoalError(.invalidQuery,
                 "Cannot translate the #Predicate expression '\(type(of: expression))' into a Shoal query.",

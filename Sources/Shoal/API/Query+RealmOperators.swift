@@ -7,9 +7,7 @@ extension Query where T: PersistableValue {
     /// let young = realm.objects(Dog.self).where { $0.age.contains(0..<3) }
     /// ```
     public func contains(_ range: Range<T>) -> Query<Bool> where T: Comparable {
-        Query<Bool>(.predicate(.conjunction([
-            (self >= range.lowerBound).predicate, (self < range.upperBound).predicate,
-        ])))
+        (self >= range.lowerBound) && (self < range.upperBound)
     }
 }
 

@@ -13,6 +13,16 @@
 /// operators `==`, `!=`, `<`, `<=`, `>`, `>=`, `&&`, `||` and `!` and the
 /// methods below build the predicate, which runs like a format string's.
 ///
+/// A chain of `&&`s, or of `||`s, is flat however long it is (`a && b && c`
+/// is one `AND` of three terms), and so is `a && b || c && d` as Swift's
+/// precedence groups it. Each `!`, and each `||` that an `&&` holds (which a
+/// format string writes in parentheses), nests a level; a query nested
+/// deeper than a format string may be (100 levels) stops when run, with a
+/// ``ShoalError`` of code `.invalidQuery`, rather than overflow the stack.
+/// Alternating `&&` and `||` on the running result of a loop
+/// (`q = q && a`, then `q = q || b`, ...) nests a level each time an `&&`
+/// takes the `||` before it, which no regrouping removes.
+///
 /// - Note: Differs from Realm: the operators accept any persistable value
 ///   rather than Realm's narrower per-operator protocols, so a comparison
 ///   Realm rejects at compile time (`$0.name > 3`) stops at run time with a
@@ -22,7 +32,18 @@ public struct Query<T> {
     enum Node {
         case keyPath(PredicateTree.KeyPath)
         case expression(PredicateTree.Expression)
-        case predicate(PredicateTree)
+        /// A predicate and its ``PredicateTree/nestingDepth``, kept so that
+        /// `&&`, `||` and `!` know the depth of what they make without
+        /// walking it.
+        case predicate(PredicateTree, depth: Int)
+        /// A flat `&&` (`isConjunction`) or `||` of the first `count` trees
+        /// of `operands` (two or more, none of them of the chain's own
+        /// kind), and its nesting depth.
+        case chain(isConjunction: Bool, ChainOperands, count: Int, depth: Int)
+        /// What `&&`, `||` or `!` would have made past
+        /// ``PredicateTree/maximumDepth``: the error the query stops with
+        /// when run. Combining it gives it again, so no deeper tree is made.
+        case tooDeep(ShoalError)
     }
 
     let node: Node
@@ -52,23 +73,93 @@ public struct Query<T> {
             if path.components.isEmpty { path.components = [.property("self")] }
             return .keyPath(path)
         case .expression(let expression): return expression
-        case .predicate(let tree):
-            shoalPrecondition(ShoalError(.invalidQuery, "A predicate (\(tree)) cannot be compared with a value"))
+        case .predicate, .chain:
+            shoalPrecondition(ShoalError(.invalidQuery, "A predicate (\(self)) cannot be compared with a value"))
+        case .tooDeep(let error): shoalPrecondition(error)
         }
     }
 
-    /// The node as a predicate: a Boolean key path means `== true`.
-    var predicate: PredicateTree {
+    /// The node as a predicate, with its nesting depth: a Boolean key path
+    /// means `== true`. Fails for a predicate nested too deeply.
+    var logical: Result<(tree: PredicateTree, depth: Int), ShoalError> {
         switch node {
-        case .predicate(let tree): return tree
-        default: return .comparison(PredicateTree.Comparison(lhs: expression, op: .equal, rhs: .constant(.init(value: .bool(true)))))
+        case .predicate(let tree, let depth): .success((tree, depth))
+        case .chain(let isConjunction, let operands, let count, let depth):
+            .success((isConjunction ? .and(Array(operands.trees[..<count])) : .or(Array(operands.trees[..<count])), depth))
+        case .tooDeep(let error): .failure(error)
+        default: .success((.comparison(PredicateTree.Comparison(lhs: expression, op: .equal, rhs: .constant(.init(value: .bool(true))))), 1))
         }
+    }
+
+    /// The predicate the query builds, for the binder.
+    ///
+    /// - Throws: ``ShoalError`` `.invalidQuery` when `&&`, `||` and `!`
+    ///   nested it deeper than ``PredicateTree/maximumDepth`` levels (as a
+    ///   format string counts them: each `!`, and each `||` inside an `&&`,
+    ///   adds one; a chain of `&&`s or of `||`s of any length is one).
+    func predicateTree() throws(ShoalError) -> PredicateTree {
+        try logical.get().tree
+    }
+
+    /// The predicate `make` builds from the predicates of `operands` and
+    /// their depths, with the depth it gives; the error of an operand nested
+    /// too deeply, or of the result when its depth passes
+    /// ``PredicateTree/maximumDepth``, instead.
+    static func logical(_ operands: [Query<Bool>],
+        _ make: ([(tree: PredicateTree, depth: Int)]) -> (tree: PredicateTree, depth: Int)) -> Query<Bool>
+    {
+        var parts: [(tree: PredicateTree, depth: Int)] = []
+        for operand in operands {
+            switch operand.logical {
+            case .success(let part): parts.append(part)
+            case .failure(let error): return Query<Bool>(.tooDeep(error))
+            }
+        }
+        let made = make(parts)
+        guard made.depth <= PredicateTree.maximumDepth else { return Query<Bool>(.tooDeep(tooDeepError)) }
+        return Query<Bool>(.predicate(made.tree, depth: made.depth))
+    }
+
+    /// The error of a typed query nested past ``PredicateTree/maximumDepth``.
+    static var tooDeepError: ShoalError {
+        PredicateTree.tooDeepError(format: nil, kind: "typed query", hint: "each '!', and each '||' inside an '&&', adds a level")
+    }
+
+    /// `lhs && rhs` (`conjunction`) or `lhs || rhs`, as one flat chain: the
+    /// terms of either side that is a chain of the same kind are the chain's.
+    /// The left side's operands are extended in place when no other query
+    /// has extended them already (see ``ChainOperands``).
+    static func chained(conjunction: Bool, _ lhs: Query<Bool>, _ rhs: Query<Bool>) -> Query<Bool> {
+        let operands: ChainOperands
+        let count: Int
+        var depth: Int
+        if case .chain(conjunction, let shared, let lhsCount, let lhsDepth) = lhs.node {
+            operands = shared.trees.count == lhsCount ? shared : ChainOperands(Array(shared.trees[..<lhsCount]))
+            (count, depth) = (lhsCount, lhsDepth)
+        } else {
+            guard case .success(let part) = lhs.logical else { return lhs }
+            operands = ChainOperands(part.tree.chainTerms(conjunction: conjunction))
+            count = operands.trees.count
+            depth = part.tree.depthInChain(part.depth, conjunction: conjunction)
+        }
+        let right: ArraySlice<PredicateTree>
+        if case .chain(conjunction, let shared, let rhsCount, let rhsDepth) = rhs.node {
+            right = shared.trees[..<rhsCount]
+            depth = Swift.max(depth, rhsDepth)
+        } else {
+            guard case .success(let part) = rhs.logical else { return rhs }
+            right = part.tree.chainTerms(conjunction: conjunction)[...]
+            depth = Swift.max(depth, part.tree.depthInChain(part.depth, conjunction: conjunction))
+        }
+        guard depth <= PredicateTree.maximumDepth else { return Query<Bool>(.tooDeep(tooDeepError)) }
+        operands.trees += right
+        return Query<Bool>(.chain(isConjunction: conjunction, operands, count: count + right.count, depth: depth))
     }
 
     static func comparison(_ lhs: PredicateTree.Expression, _ op: PredicateTree.ComparisonOperator,
         _ rhs: PredicateTree.Expression, _ options: StringOptions = []) -> Query<Bool>
     {
-        Query<Bool>(.predicate(.comparison(PredicateTree.Comparison(lhs: lhs, op: op, rhs: rhs, options: options.tree))))
+        Query<Bool>(.predicate(.comparison(PredicateTree.Comparison(lhs: lhs, op: op, rhs: rhs, options: options.tree)), depth: 1))
     }
 
     static func constant<V: PersistableValue>(_ value: V) -> PredicateTree.Expression {
@@ -119,7 +210,9 @@ extension Query: CustomStringConvertible {
         switch node {
         case .keyPath(let path): path.description
         case .expression(let expression): expression.description
-        case .predicate(let tree): tree.description
+        case .predicate(let tree, _): tree.description
+        case .chain: (try? predicateTree())?.description ?? ""
+        case .tooDeep(let error): error.message
         }
     }
 }
@@ -200,11 +293,13 @@ extension Optional: StringQueryable where Wrapped == String {}
 
 extension Query where T == Bool {
     /// Both predicates match.
-    public static func && (lhs: Query, rhs: Query) -> Query { Query(.predicate(.conjunction([lhs.predicate, rhs.predicate]))) }
+    public static func && (lhs: Query, rhs: Query) -> Query { chained(conjunction: true, lhs, rhs) }
     /// Either predicate matches.
-    public static func || (lhs: Query, rhs: Query) -> Query { Query(.predicate(.disjunction([lhs.predicate, rhs.predicate]))) }
+    public static func || (lhs: Query, rhs: Query) -> Query { chained(conjunction: false, lhs, rhs) }
     /// The predicate does not match.
-    public static prefix func ! (query: Query) -> Query { Query(.predicate(.not(query.predicate))) }
+    public static prefix func ! (query: Query) -> Query {
+        logical([query]) { parts in (.not(parts[0].tree), parts[0].depth + 1 + parts[0].tree.parenthesizedAfterNot) }
+    }
 }
 
 // MARK: - Collections
@@ -253,4 +348,32 @@ extension Query {
     /// The values of a map.
     public func values<V>() -> Query<V> where T == Map<String, V> { Query<V>(.keyPath(appending([.values]))) }
 
+}
+
+/// The operands of a flat `&&` or `||` chain of a typed query. The queries
+/// a chain's links make share one buffer, each seeing its first `count`
+/// operands: `q || x` appends `x` in place when no other query has appended
+/// past `q`'s end, so a chain of n terms built one operator at a time, as a
+/// loop builds it, costs O(n) rather than a copy of the operands per link.
+final class ChainOperands {
+    var trees: [PredicateTree]
+
+    init(_ trees: [PredicateTree]) { self.trees = trees }
+}
+
+extension PredicateTree {
+    /// The tree as terms of an `AND` (`conjunction`) or `OR`: its operands
+    /// when it is one of that kind, else itself.
+    fileprivate func chainTerms(conjunction: Bool) -> [PredicateTree] {
+        switch (self, conjunction) {
+        case (.and(let operands), true), (.or(let operands), false): operands
+        default: [self]
+        }
+    }
+
+    /// The nesting depth of the tree, of depth `depth`, as a term of an
+    /// `AND` (`conjunction`, which puts an `OR` in parentheses) or an `OR`.
+    fileprivate func depthInChain(_ depth: Int, conjunction: Bool) -> Int {
+        conjunction ? depth + parenthesizedInAnd : depth
+    }
 }

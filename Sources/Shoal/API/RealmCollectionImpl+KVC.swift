@@ -112,7 +112,7 @@ extension RealmCollection {
     /// let i = person.dogs.index(matching: { $0.age > 3 })
     /// ```
     public func index(matching isIncluded: (Query<Element>) -> Query<Bool>) -> Int? {
-        firstIndex(isIncluded(Query<Element>()).predicate, format: nil)
+        do { return firstIndex(try isIncluded(Query<Element>()).predicateTree(), format: nil) } catch { shoalPrecondition(error) }
     }
 
     func firstIndex(_ tree: PredicateTree, format: String?) -> Int? {

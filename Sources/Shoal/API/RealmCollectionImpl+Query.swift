@@ -40,7 +40,7 @@ extension RealmCollection {
     func filtered(_ tree: PredicateTree, format: String? = nil, arguments: [Any]? = nil) throws(ShoalError) -> Results<Element> {
         let base = queryBase()
         let (schema, root) = Self.binding(base)
-        var binder = QueryBinder(schema: schema, root: root, format: format ?? tree.description)
+        var binder = try QueryBinder(schema: schema, root: root, tree: tree, format: format)
         let bound = try binder.bind(tree)
         if let format, let arguments {
             PredicateTemplates.shared.storeBound(format, arguments, schema: schema, root: root, bound: bound,
@@ -115,9 +115,13 @@ extension RealmCollection {
     /// ```swift
     /// let dogs = realm.objects(Dog.self).where { $0.age > 3 && $0.name.starts(with: "R") }
     /// ```
+    ///
+    /// Stops, as Realm does, with a message naming the problem when the
+    /// query names an unknown property, compares values of the wrong type,
+    /// or nests deeper than a format string may (100 levels of `!` and of
+    /// `||` inside `&&`; see ``Query``).
     public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
-        let tree = isIncluded(Query<Element>()).predicate
-        do { return try filtered(tree) } catch { shoalPrecondition(error) }
+        do { return try filtered(try isIncluded(Query<Element>()).predicateTree()) } catch { shoalPrecondition(error) }
     }
 
     /// The elements sorted by a key path (to-one links, then a value).

@@ -9,6 +9,22 @@ indirect enum BoundPredicate: Sendable {
     case comparison(BoundComparison)
 }
 
+extension BoundPredicate {
+    /// `lhs` and `rhs` in one flat `and`: an operand that is an `and`
+    /// already gives its operands. `Results.filter` ANDs each new predicate
+    /// in this way, so a chain of any number of filters nests one level
+    /// (a nested `and` per filter would nest as many levels as filters,
+    /// and every walk of it would recurse that deep), and the planner sees
+    /// every filter's terms as conjuncts, to drive from an index.
+    static func conjunction(_ lhs: BoundPredicate, _ rhs: BoundPredicate) -> BoundPredicate {
+        var operands: [BoundPredicate] = []
+        for side in [lhs, rhs] {
+            if case .and(let inner) = side { operands += inner } else { operands.append(side) }
+        }
+        return .and(operands)
+    }
+}
+
 /// A comparison with resolved operands. A constant is always on the right
 /// (the binder mirrors `3 < age` into `age > 3`).
 struct BoundComparison: Sendable {

@@ -25,13 +25,13 @@ struct PredicateParser {
     /// The `SUBQUERY` variables in scope, innermost last.
     var variables: [String] = []
     /// How deeply the predicate being parsed nests: parentheses, `NOT`s and
-    /// subqueries.
+    /// subqueries (``PredicateTree/subqueryLevels`` each).
     private var depth = 0
-    /// The deepest nesting a predicate may have. A deeper one is refused
-    /// rather than overflow the stack of the thread that parses, binds,
-    /// describes or evaluates it (a fuzzer finding: 4,700 opening
-    /// parentheses overflowed the parser's).
-    static let maximumDepth = 100
+    /// The deepest nesting a predicate may have (``PredicateTree/maximumDepth``).
+    /// A deeper one is refused rather than overflow the stack of the thread
+    /// that parses, binds, describes or evaluates it (a fuzzer finding: 4,700
+    /// opening parentheses overflowed the parser's).
+    static let maximumDepth = PredicateTree.maximumDepth
 
     init(tokens: [PredicateToken]) {
         precondition(tokens.last?.kind == .end, "a token stream ends with .end")
@@ -89,7 +89,7 @@ struct PredicateParser {
     private mutating func nest(_ levels: Int = 1) throws(PredicateFormatError) {
         depth += levels
         guard depth <= Self.maximumDepth else {
-            throw .at(current, "the predicate nests more than \(Self.maximumDepth) levels deep (parentheses, NOT and SUBQUERY)")
+            throw .at(current, PredicateTree.tooDeepReason)
         }
     }
 
@@ -269,6 +269,9 @@ struct PredicateParser {
         }
         advance()
         try expect(.comma, "','")
+        // A SUBQUERY counts for `subqueryLevels` levels, the last of them its predicate's.
+        try nest(PredicateTree.subqueryLevels - 1)
+        defer { depth -= PredicateTree.subqueryLevels - 1 }
         variables.append(variable)
         let predicate = try parseOr()
         variables.removeLast()

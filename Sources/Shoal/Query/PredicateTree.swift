@@ -63,6 +63,91 @@ extension PredicateTree {
 }
 
 extension PredicateTree {
+    /// The deepest nesting a predicate may have, counted as ``nestingDepth``
+    /// counts it. Every front end stops there (the parser, the typed query
+    /// builder, the `#Predicate` translator, and the binder for any other
+    /// tree), so every later walk of a tree (binding, planning, evaluation,
+    /// description, equality, hashing, even its release) recurses at most
+    /// this many levels and fits a thread's stack of 1 MB. It is Realm's
+    /// limit for format strings; a flat run of `AND`s or `OR`s is one level
+    /// however long it is.
+    static let maximumDepth = 100
+
+    /// The levels a `SUBQUERY` counts for: parsing, binding and evaluating
+    /// one take about four times the stack a parenthesis takes (a thread of
+    /// 1 MB parses 45 nested subqueries, not 100, in a debug build), so 24
+    /// nested subqueries are the most a predicate may hold.
+    static let subqueryLevels = 4
+
+    /// Why a predicate nested past ``maximumDepth`` is refused, in the
+    /// words every front end uses.
+    static let tooDeepReason =
+        "the predicate nests more than \(maximumDepth) levels deep (parentheses, NOT, and SUBQUERY, which counts \(subqueryLevels))"
+
+    /// The error for a predicate nested past ``maximumDepth``, code
+    /// `.invalidQuery`: `Invalid predicate '<format>': <reason>`, as the
+    /// parser words it, or `Invalid <kind>: <reason>` for a predicate with
+    /// no text (a tree that deep is not described: its description would
+    /// recurse as deeply). `hint` says how the front end's syntax nests.
+    static func tooDeepError(format: String?, kind: String = "predicate", hint: String? = nil) -> ShoalError {
+        var reason = tooDeepReason
+        if let hint { reason += "; " + hint }
+        var context = ["maximumDepth": String(maximumDepth)]
+        if let format {
+            context["predicate"] = format
+            return ShoalError(.invalidQuery, "Invalid \(kind) '\(format)': \(reason)", context: context)
+        }
+        return ShoalError(.invalidQuery, "Invalid \(kind): \(reason)", context: context)
+    }
+
+    /// How many levels deep the tree nests, counted as the parser counts
+    /// the tree's ``description``: the whole predicate is one level, each
+    /// `NOT` and each parenthesized group (an `OR` inside an `AND`, an `AND`
+    /// or `OR` after a `NOT`) adds one, and each `SUBQUERY` adds
+    /// ``subqueryLevels``. A tree
+    /// the parser made is never deeper than the format string it came from.
+    ///
+    /// Computed with a work list, not by recursion, so that a tree of any
+    /// depth can be measured before anything recursive walks it.
+    var nestingDepth: Int {
+        var deepest = 0
+        var pending: [(tree: PredicateTree, level: Int)] = [(self, 1)]
+        while let (tree, level) = pending.popLast() {
+            deepest = max(deepest, level)
+            switch tree {
+            case .truePredicate, .falsePredicate: break
+            case .and(let operands):
+                for operand in operands { pending.append((operand, level + operand.parenthesizedInAnd)) }
+            case .or(let operands):
+                for operand in operands { pending.append((operand, level)) }
+            case .not(let operand):
+                pending.append((operand, level + 1 + operand.parenthesizedAfterNot))
+            case .comparison(let comparison):
+                for side in [comparison.lhs, comparison.rhs] {
+                    if case .subqueryCount(let subquery) = side {
+                        pending.append((subquery.predicate, level + Self.subqueryLevels))
+                    }
+                }
+            }
+        }
+        return deepest
+    }
+
+    /// 1 when the tree, as an operand of `AND`, is written in parentheses (an `OR`).
+    var parenthesizedInAnd: Int {
+        if case .or = self { 1 } else { 0 }
+    }
+
+    /// 1 when the tree, after `NOT`, is written in parentheses (an `AND` or an `OR`).
+    var parenthesizedAfterNot: Int {
+        switch self {
+        case .and, .or: 1
+        default: 0
+        }
+    }
+}
+
+extension PredicateTree {
     /// `lhs op[options] rhs`, for example `name BEGINSWITH[c] "R"`.
     struct Comparison: Hashable, Sendable {
         var lhs: Expression

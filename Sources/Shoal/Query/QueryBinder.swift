@@ -34,11 +34,23 @@ struct QueryBinder {
         self.format = format
     }
 
+    /// A binder for `tree`, once it is known to nest at most
+    /// ``PredicateTree/maximumDepth`` levels (measured without recursion):
+    /// its description (made here when `format` is `nil`), binding,
+    /// planning and evaluation all recurse as deeply as it nests. The front
+    /// ends stop there already; this stops a tree made any other way.
+    ///
+    /// - Throws: ``ShoalError`` `.invalidQuery` for a tree nested deeper.
+    init(schema: Schema, root: Root, tree: PredicateTree, format: String?) throws(ShoalError) {
+        guard tree.nestingDepth <= PredicateTree.maximumDepth else { throw PredicateTree.tooDeepError(format: format) }
+        self.init(schema: schema, root: root, format: format ?? tree.description)
+    }
+
     /// Binds `tree` for objects of `table`.
     static func bind(_ tree: PredicateTree, schema: Schema, root: Root, format: String? = nil) throws(ShoalError)
         -> BoundPredicate
     {
-        var binder = QueryBinder(schema: schema, root: root, format: format ?? tree.description)
+        var binder = try QueryBinder(schema: schema, root: root, tree: tree, format: format)
         return try binder.bind(tree)
     }
 

@@ -122,43 +122,105 @@ struct QueryEvaluator {
         return snapshot.value(property.table, link.key, property.index)
     }
 
+    /// Appends the values `steps` reach from `value` to `out`, in the order
+    /// a depth-first walk reaches them (each element's values before the
+    /// next element's). A null link on the way reaches a null value, as in
+    /// Realm (`owner.name == nil`), and no elements of a collection.
+    ///
+    /// Iterative, so a path of any length runs in the same stack: a key
+    /// path has no length limit (a format string of 10,000 hops through a
+    /// cycle of links answers). It follows a single value in place while
+    /// the steps are to-one, and a list of reached values (in order, those a
+    /// null link ended kept as they are) from the first step that fans out.
     private func walk(_ steps: ArraySlice<PathStep>, _ value: Value, _ out: inout [Value]) {
-        guard let step = steps.first else { return out.append(value) }
-        let rest = steps.dropFirst()
-        guard case .link(let link) = value else {
-            // A null link on the way reaches a null value, as in Realm
-            // (`owner.name == nil`), and no elements of a collection.
-            switch step {
-            case .property, .mapValue: return out.append(.null)
-            default: return
+        var current = value
+        var index = steps.startIndex
+        // To-one steps, one value.
+        while index < steps.endIndex {
+            let step = steps[index]
+            guard case .link(let link) = current else {
+                if step.isToOne { out.append(.null) }
+                return
             }
+            guard let next = toOne(step, link) else { break }
+            current = next
+            index += 1
         }
-        // Fields are read through the snapshot's accessors, which read the
-        // table in place: copying `Table` retains every column and index.
+        guard index < steps.endIndex else { return out.append(current) }
+        // From the first step that fans out: the values reached so far, in
+        // order, each with whether a null link has already ended it.
+        var reached: [(value: Value, ended: Bool)] = [(current, false)]
+        for step in steps[index...] {
+            var next: [(value: Value, ended: Bool)] = []
+            next.reserveCapacity(reached.count)
+            for (value, ended) in reached {
+                if ended {
+                    next.append((value, true))
+                    continue
+                }
+                guard case .link(let link) = value else {
+                    if step.isToOne { next.append((.null, true)) }
+                    continue
+                }
+                if let one = toOne(step, link) {
+                    next.append((one, false))
+                } else {
+                    forEachElement(step, link) { next.append(($0, false)) }
+                }
+            }
+            reached = next
+        }
+        out.reserveCapacity(out.count + reached.count)
+        for (value, _) in reached { out.append(value) }
+    }
+
+    /// The value a to-one step reaches from the object `link` names; `nil`
+    /// for a step that fans out. Fields are read through the snapshot's
+    /// accessors, which read the table in place: copying `Table` retains
+    /// every column and index.
+    private func toOne(_ step: PathStep, _ link: Link) -> Value? {
+        switch step {
+        case .property(let property): snapshot.value(link.table, link.key, property.index)
+        case .mapValue(let property, let key): snapshot.map(link.table, link.key, property.index)[key] ?? .null
+        default: nil
+        }
+    }
+
+    /// Calls `body` with each value a step that fans out reaches from the object `link` names.
+    private func forEachElement(_ step: PathStep, _ link: Link, _ body: (Value) -> Void) {
         let (t, k) = (link.table, link.key)
         switch step {
-        case .property(let property):
-            walk(rest, snapshot.value(t, k, property.index), &out)
+        case .property, .mapValue:
+            break
         case .elements(let property, let kind):
             if kind == .list {
-                for element in snapshot.list(t, k, property.index) { walk(rest, element, &out) }
+                for element in snapshot.list(t, k, property.index) { body(element) }
             } else {
-                for element in snapshot.set(t, k, property.index) { walk(rest, element, &out) }
+                for element in snapshot.set(t, k, property.index) { body(element) }
             }
         case .mapValues(let property):
-            for element in snapshot.map(t, k, property.index).values { walk(rest, element, &out) }
+            for element in snapshot.map(t, k, property.index).values { body(element) }
         case .mapKeys(let property):
-            for key in snapshot.map(t, k, property.index).keys { walk(rest, .string(key), &out) }
-        case .mapValue(let property, let key):
-            walk(rest, snapshot.map(t, k, property.index)[key] ?? .null, &out)
+            for key in snapshot.map(t, k, property.index).keys { body(.string(key)) }
         case .backlinks(let origin, let property):
             for key in snapshot.backlinks(t, k, origin: origin, property: property) {
-                walk(rest, .link(Link(table: origin, key: key)), &out)
+                body(.link(Link(table: origin, key: key)))
             }
         case .allBacklinks:
             for backlink in snapshot.withTable(t, { $0.pointee.backlinks[k.slot] }) {
-                walk(rest, .link(Link(table: backlink.origin, key: backlink.key)), &out)
+                body(.link(Link(table: backlink.origin, key: backlink.key)))
             }
+        }
+    }
+}
+
+extension PathStep {
+    /// Whether the step reaches one value (a property or a map's value for
+    /// a key), which is null past a null link.
+    fileprivate var isToOne: Bool {
+        switch self {
+        case .property, .mapValue: true
+        default: false
         }
     }
 }

@@ -56,12 +56,16 @@ extension OrderingStep {
             for i in 0..<8 { p = p << 8 | UInt64(offset + i < a.count ? flat[a.start + offset + i] : 0) }
             return p
         }
-        /// Sorts `run`, whose strings share their first `8 × depth` bytes:
-        /// by the next eight with a stable radix sort, then each run of
-        /// those equal by the next level, or by comparing when it is small
-        /// or has no more bytes. A comparison sort spent about 150 ns an
-        /// element here.
-        func sortLevel(_ run: UnsafeMutableBufferPointer<Int32>, depth: Int) {
+        /// Sorts `run`, whose strings share their first `8 × depth` bytes,
+        /// by the next eight with a stable radix sort; each run of those
+        /// equal is sorted by comparing when it is small or has no more
+        /// bytes, else left in `deeper` for the next level. A comparison
+        /// sort spent about 150 ns an element here. The levels go through
+        /// a work list, not recursion: strings sharing a prefix of n bytes
+        /// take n / 8 levels, which would recurse past any thread's stack.
+        func sortLevel(_ run: UnsafeMutableBufferPointer<Int32>, depth: Int,
+            _ deeper: inout [(run: UnsafeMutableBufferPointer<Int32>, depth: Int)])
+        {
             // (Both buffers bound once for the whole run, not per element.)
             var pairs = flat.withUnsafeBufferPointer { flat in
                 entries.withUnsafeBufferPointer { entries in
@@ -86,7 +90,7 @@ extension OrderingStep {
                 if end - start > 1 {
                     var equal = UnsafeMutableBufferPointer(rebasing: run[start..<end])
                     if end - start >= 16 && equal.contains(where: { entries[Int($0)].count > 8 * (depth + 1) }) {
-                        sortLevel(equal, depth: depth + 1)
+                        deeper.append((equal, depth + 1))
                     } else {
                         equal.sort(by: before)
                     }
@@ -95,7 +99,11 @@ extension OrderingStep {
             }
         }
         var order = (0..<Int32(entries.count)).map { $0 }
-        order.withUnsafeMutableBufferPointer { sortLevel($0, depth: 0) }
+        order.withUnsafeMutableBufferPointer { all in
+            // Each run is its own part of `order`: they sort in any order.
+            var pending = [(run: all, depth: 0)]
+            while let (run, depth) = pending.popLast() { sortLevel(run, depth: depth, &pending) }
+        }
         return order.map { elements[Int($0)] }
     }
 

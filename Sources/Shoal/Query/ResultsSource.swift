@@ -32,7 +32,7 @@ indirect enum ResultsSource {
         guard case .query(let base, var descriptor) = self else {
             return .query(self, QueryDescriptor(predicate: predicate))
         }
-        descriptor.predicate = descriptor.predicate.map { .and([$0, predicate]) } ?? predicate
+        descriptor.predicate = descriptor.predicate.map { .conjunction($0, predicate) } ?? predicate
         return .query(base, descriptor)
     }
 
