@@ -7,6 +7,7 @@
 //       [--queries Q] [--rounds R] [--reopen-dogs N] [--only W1,W2,...]
 //       [--observers 1,100,1000,10000] [--sorted-dogs 10000,100000]
 //       [--filtered-observers K] [--notify-commits C] [--notify-budget S]
+//       [--sustain-seconds S] [--sustain-writers W] [--sustain-observers K] [--sustain-rounds R]
 import Foundation
 import Workloads
 
@@ -44,6 +45,22 @@ struct Options {
     /// W4, W5, W8: seconds an engine may spend on one configuration's
     /// commits before it stops with fewer samples.
     var notifyBudget = 15
+    /// W12: seconds of writing per configuration.
+    var sustainSeconds = 10
+    /// W12: writer threads.
+    var sustainWriters = 4
+    /// W12: observers in the configuration with observers.
+    var sustainObservers = 100
+    /// W12: rounds of the four configurations (medians over them).
+    var sustainRounds = 1
+    /// W12: only the observers of these kinds (`SustainedObserver.shortKind`)
+    /// out of the mix of `sustainObservers`.
+    var sustainKinds: Set<String>? = nil
+    /// W12: log each child's delays per 100 ms of commits.
+    var sustainTrace = false
+    /// W12: run one configuration in this process (engine, "observed" or
+    /// "bare") and print its result; the parent `compare` starts these.
+    var sustainChild: (engine: String, observed: Bool)? = nil
 
     init(_ arguments: [String]) {
         var it = arguments.dropFirst().makeIterator()
@@ -78,13 +95,24 @@ struct Options {
             case "--filtered-observers": filteredObservers = int()
             case "--notify-commits": notifyCommits = int()
             case "--notify-budget": notifyBudget = int()
+            case "--sustain-seconds": sustainSeconds = int()
+            case "--sustain-writers": sustainWriters = int()
+            case "--sustain-observers": sustainObservers = int()
+            case "--sustain-rounds": sustainRounds = int()
+            case "--sustain-kinds": sustainKinds = Set((it.next() ?? "").split(separator: ",").map(String.init))
+            case "--sustain-trace": sustainTrace = true
+            case "--w12-child":
+                let engine = it.next() ?? "Shoal"
+                sustainChild = (engine, it.next() == "observed")
             case "--only": only = Set((it.next() ?? "").split(separator: ",").map { String($0).uppercased() })
             case "-h", "--help":
                 print("""
-                    usage: compare [--dogs N] [--commits M] [--lookups L] [--queries Q] [--rounds R] [--samples] [--reopen-dogs N] [--history-commits H] [--only W1,W2,W3,W4,W5,W6,W7,W8,W9,W10]
+                    usage: compare [--dogs N] [--commits M] [--lookups L] [--queries Q] [--rounds R] [--samples] [--reopen-dogs N] [--history-commits H] [--only W1,W2,W3,W4,W5,W6,W7,W8,W9,W10,W12]
                                    [--observers 1,100,1000,10000] [--sorted-dogs 10000,100000] [--section-dogs 10000,100000,1000000]
                                    [--filtered-observers K]
                                    [--notify-commits C] [--notify-budget S]
+                                   [--sustain-seconds 10] [--sustain-writers 4] [--sustain-observers 100] [--sustain-rounds 1]
+                                   [--sustain-kinds filtered,sorted,object,list,sectioned,async,actor] [--sustain-trace]
                            compare --profile W1.insert-memory|W2.commit-durable|W3.range-sorted|W3.pk-range[-alternating]|W6.reopen[-compacted|-history]|W4.latency|W5.sorted|W7.sections|W8.keypath-filter|...
                                    [--engine Shoal|GRDB] [--seconds S] [--store PATH]
                              (one engine's workload in a loop, for perf record; W6 with --store reopens PATH,
@@ -102,6 +130,13 @@ struct Options {
 
 let options = Options(CommandLine.arguments)
 let engines: [any Engine.Type] = [ShoalEngine.self, GRDBEngine.self]
+
+// MARK: W12 child
+
+if let child = options.sustainChild {
+    try runW12Child(engineName: child.engine, observed: child.observed)
+    exit(0)
+}
 
 // MARK: Output
 
@@ -485,6 +520,7 @@ if options.runs("W4") { try runW4(data) }
 if options.runs("W5") { try runW5(data) }
 if options.runs("W7") { try runW7() }
 if options.runs("W8") { try runW8(data) }
+if options.runs("W12") { try runW12() }
 
 // MARK: Table
 
@@ -498,7 +534,9 @@ print("""
 reopen N = \(options.reopenDogs); notifications (W4/W5/W7/W8): \(options.notifyCommits) commits per configuration \
 and engine, at most \(options.notifyBudget) s each, W4 K = \(options.observers.map(String.init).joined(separator: "/")), \
 W5 N = \(options.sortedDogs.map(String.init).joined(separator: "/")), \
-W7 N = \(options.sectionDogs.map(String.init).joined(separator: "/")), W8 \(options.filteredObservers) observers. Total run \(fmt(seconds(Measure.now() - start))) s.
+W7 N = \(options.sectionDogs.map(String.init).joined(separator: "/")), W8 \(options.filteredObservers) observers; \
+W12 \(options.sustainWriters) writers, \(options.sustainObservers) observers, \(options.sustainSeconds) s per configuration, \
+\(options.sustainRounds) round(s). Total run \(fmt(seconds(Measure.now() - start))) s.
 
 Ratio = Shoal ÷ GRDB of the metric; ✓ marks where Shoal is better.
 
@@ -515,7 +553,11 @@ if !sampleLines.isEmpty {
     print("\nSamples (an engine stops a configuration after --notify-budget seconds):\n")
     for line in sampleLines { print("- " + line) }
 }
+if !sustainLines.isEmpty {
+    print("\nW12, each configuration (a child process each):\n")
+    for line in sustainLines { print("- " + line) }
+}
 if !targetLines.isEmpty {
-    print("\nShoal against the notification issues' targets (#13, #14; same run):\n")
+    print("\nShoal against the notification issues' targets (#13, #14, #42; same run):\n")
     for line in targetLines { print("- " + line) }
 }

@@ -42,6 +42,11 @@ public protocol Engine {
     /// W4 / W5 / W8: an in-memory store seeded with `data` (seeding is not
     /// measured), for observers delivering on one serial queue.
     static func makeObserved(_ data: Dataset) throws -> any ObservedStore
+
+    /// W12: a durable store at `path` seeded with `data` (seeding is not
+    /// measured), for writers on several threads and observers of several
+    /// kinds.
+    static func makeSustained(_ data: Dataset, path: String) throws -> any SustainedStore
 }
 
 extension Engine {
