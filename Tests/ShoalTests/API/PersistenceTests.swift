@@ -89,6 +89,8 @@ import Testing
         config.compactionLogGrowthFactor = 2
         try Self.withRealm(config) { realm in
             for i in 0..<300 { try realm.write { realm.create(Dog.self, value: ["id": i, "name": String(repeating: "x", count: 40)]) } }
+            // Automatic compaction runs in the background; closing would drop one still queued.
+            realm.instance.coordinator.compactor?.waitUntilIdle()
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: url.path)
         #expect(files.contains { $0.hasSuffix(".snap") })
