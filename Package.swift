@@ -77,8 +77,6 @@ let package = Package(
             dependencies: ["Shoal"],
             swiftSettings: upcomingFeatures
         ),
-        // glibc's heap statistics for the tests (`mallinfo2`); a header only.
-        .systemLibrary(name: "CMallocInfo", path: "Tests/CMallocInfo"),
         .target(
             name: "ShoalTestSupport",
             dependencies: ["Shoal"],
@@ -105,7 +103,7 @@ let package = Package(
         .testTarget(
             name: "ShoalTests",
             dependencies: [
-                "Shoal", "ShoalTestSupport", "ShoalCrashWorker", "CMallocInfo",
+                "Shoal", "ShoalTestSupport", "ShoalCrashWorker",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -348,6 +348,14 @@ final class DependencyTracker: @unchecked Sendable {
         return (feedState.runs.count, feedState.unpublished.count)
     }
 
+    /// The slots the engine's tables hold for subscriptions, used or not
+    /// (the subscriptions, the routing index and `mailbox`'s tables).
+    func capacity(including mailbox: Mailbox?) -> Int {
+        state.withLock { s in
+            s.subscriptions.capacity + s.routes.capacity + (mailbox.map { $0.subscriptions.capacity + $0.ready.capacity } ?? 0)
+        }
+    }
+
     /// Holds the worker back (for tests that build a backlog): nothing is
     /// processed until ``resumeWorker()``. Waiting for the engine meanwhile blocks.
     func suspendWorker() { worker.suspend() }

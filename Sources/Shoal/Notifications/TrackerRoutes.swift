@@ -30,6 +30,18 @@ struct TrackerRoutes {
 
     private var maxHops: Int { hops.keys.max() ?? 0 }
 
+    /// The slots the index's tables hold, used or not: what it keeps in memory.
+    var capacity: Int {
+        var total = registered.capacity + objects.capacity + edges.capacity + hops.capacity + tables.capacity
+        for routes in tables.values {
+            total += routes.anchored.capacity + routes.byColumn.capacity + routes.anyColumn.capacity + routes.unanchored.capacity
+            for byValue in routes.anchored.values { total += byValue.capacity + byValue.values.reduce(0) { $0 + $1.capacity } }
+            total += routes.byColumn.values.reduce(0) { $0 + $1.capacity }
+        }
+        total += objects.values.reduce(0) { $0 + $1.capacity }
+        return total
+    }
+
     mutating func add(_ id: Int, notifier: Notifier, schema: Schema) {
         let deps = notifier.dependencies(schema: schema)
         registered[id] = deps
