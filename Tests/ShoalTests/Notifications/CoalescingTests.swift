@@ -191,14 +191,14 @@ import Testing
     }
 
     @Test("commits that skip an observer stay apart until too many runs wait; then they merge and skip only what all skipped")
-    func skippingCommitsAreBounded() async throws {
+    func skippingCommitsAreBounded() throws {
         let realm = try makeRealm()
         let calls = Locked((skipped: 0, other: 0))
         // Both deliver on one queue: one drain delivers both, the skipped one first.
         let queue = DispatchQueue(label: "shoal.tests.coalescing.skipping")
         let skipped = realm.objects(Dog.self).observe(on: queue) { _ in calls.withLock { $0.skipped += 1 } }
         let other = realm.objects(Dog.self).observe(on: queue) { _ in calls.withLock { $0.other += 1 } }
-        #expect(await NotificationConcurrencyTests.eventually(30) { calls.withLock { $0.other } == 1 })
+        #expect(Self.eventually { calls.withLock { $0.other } == 1 })
         let tracker = try Self.tracker(realm)
 
         // Alone, a skipping commit is its own run and stays unnotified.
@@ -208,7 +208,7 @@ import Testing
         try realm.commitWrite(withoutNotifying: [skipped])
         #expect(tracker.backlog.runs == 1)
         tracker.resumeWorker()
-        #expect(await NotificationConcurrencyTests.eventually(30) { calls.withLock { $0.other } == 2 })
+        #expect(Self.eventually { calls.withLock { $0.other } == 2 })
         #expect(calls.withLock { $0.skipped } == 1)
 
         // Under a backlog, at most `maximumRuns` wait however many skip.
@@ -220,7 +220,7 @@ import Testing
         }
         #expect(tracker.backlog.runs <= DependencyTracker.maximumRuns)
         tracker.resumeWorker()
-        #expect(await NotificationConcurrencyTests.eventually(30) { calls.withLock { $0.skipped } >= 2 })
+        #expect(Self.eventually { calls.withLock { $0.skipped } >= 2 })
         // Merged with commits that do not skip it, the skipping ones are reported with them.
         #expect(calls.withLock { $0.skipped } >= 2)
         skipped.invalidate()
