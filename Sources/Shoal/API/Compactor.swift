@@ -80,7 +80,7 @@ final class Compactor: @unchecked Sendable {
         do {
             try compactLocked()
         } catch {
-            recordFailure(error, logBytes: logBytes)
+            recordFailure(error, retryAt: Self.retryThreshold(logBytes: logBytes, factor: growthFactor))
             throw error
         }
     }
@@ -137,7 +137,7 @@ final class Compactor: @unchecked Sendable {
                 "Automatic compaction of '\(log.directory)' failed: \(error.message). Every commit is kept in the log; "
                     + "compaction is tried again once the log has grown to \(retryAt) bytes (it is \(logBytes) now), or by Realm.compact().",
                 context: context, underlying: error)
-            recordFailure(reported, logBytes: logBytes)
+            recordFailure(reported, retryAt: retryAt)
             logger.warning("\(reported.message)", metadata: ["path": "\(log.directory)", "code": "\(error.code)"])
         }
     }
@@ -153,10 +153,10 @@ final class Compactor: @unchecked Sendable {
         }
     }
 
-    private func recordFailure(_ error: ShoalError, logBytes: Int64) {
+    private func recordFailure(_ error: ShoalError, retryAt: Int64) {
         state.withLock { s in
             s.lastError = error
-            s.retryAtLogBytes = Self.retryThreshold(logBytes: logBytes, factor: growthFactor)
+            s.retryAtLogBytes = retryAt
         }
     }
 

@@ -79,10 +79,9 @@ extension DatabaseLog {
         defer { lock.release(io: io) }
         // Listed again under the lock: a holder may have written more before it closed.
         let listing = LogDirectory(path: directory, names: try names() ?? [])
-        // The newest segment first, then the snapshots, as deleteStoredData
-        // does, so that an error part way leaves a database that opens; LOCK last.
-        let data = listing.segmentBases.reversed().map { LogFormat.segmentFileName(baseVersion: $0) }
-            + listing.snapshotVersions.reversed().map { LogFormat.snapshotFileName(version: $0) }
+        // The data first, so that an error part way leaves a database that
+        // opens; then the other files of Shoal's; LOCK last.
+        let data = listing.dataFilesInDeletionOrder
         let ordered = data + listing.shoalFiles.filter { !data.contains($0) && $0 != LogFormat.lockFileName } + [LogFormat.lockFileName]
         for name in ordered {
             do throws(FileIOError) { try io.unlink(at: joinPath(directory, name)) } catch {

@@ -273,9 +273,7 @@ final class DatabaseLog: @unchecked Sendable {
     /// a new log started beside old files would not open again, or would be
     /// read after an old snapshot.
     private static func deleteStoredData(_ listing: LogDirectory, directory: String, io: any FileIO) throws(ShoalError) {
-        let paths = listing.segmentBases.reversed().map { listing.segmentPath(base: $0) }
-            + listing.snapshotVersions.reversed().map { joinPath(directory, LogFormat.snapshotFileName(version: $0)) }
-        for path in paths {
+        for path in listing.dataFilesInDeletionOrder.map({ joinPath(directory, $0) }) {
             do throws(FileIOError) { try io.unlink(at: path) } catch {
                 if error.errno == ENOENT { continue }
                 throw ShoalError(.fileAccess,

@@ -42,6 +42,15 @@ struct LogDirectory: Equatable, Sendable {
         otherFiles = names.filter { !LogFormat.isShoalFileName($0) }.sorted()
     }
 
+    /// The names of the segments and snapshots in the order that deleting
+    /// them keeps a database that opens if it stops part way: the newest
+    /// segment first (what is left is a shorter, whole history), then the
+    /// snapshots, newest first.
+    var dataFilesInDeletionOrder: [String] {
+        segmentBases.reversed().map { LogFormat.segmentFileName(baseVersion: $0) }
+            + snapshotVersions.reversed().map { LogFormat.snapshotFileName(version: $0) }
+    }
+
     /// The path of the segment with base `base`.
     func segmentPath(base: UInt64) -> String { joinPath(path, LogFormat.segmentFileName(baseVersion: base)) }
 
