@@ -26,7 +26,7 @@ build() {
         -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing -Xswiftc -g
     mkdir -p "$BIN"
     local objects=()
-    for module in InternalCollectionsUtilities OrderedCollections Shoal ShoalTestSupport; do
+    for module in InternalCollectionsUtilities OrderedCollections Logging Shoal ShoalTestSupport; do
         objects+=("$PRODUCTS/$module.build"/*.o)
     done
     for target in "${TARGETS[@]}"; do
