@@ -174,12 +174,36 @@ private func classNames(_ realm: Realm) -> Set<String> {
                 realm.create(DiscoItemV2.self, value: ["id": 3, "name": "three"])
             }
         }
+        // The recovery tool replays the join record as an open does.
+        let report = try LogInspector(path: url.path).check()
+        #expect(report.status == .healthy)
+        #expect(report.schema.classes.first { $0.name == "DiscoItem" }?.objects == 3)
         let realm = try Realm(configuration: Realm.Configuration(fileURL: url))
         let items = realm.objects(DiscoItemV2.self).sorted(byKeyPath: "id")
         #expect(items.map(\.name) == ["one", "two", "three"])
         #expect(items.map(\.count) == [0, 0, 7])
         #expect(items.map(\.note) == ["first", nil, nil])
         #expect(Array(items[1].tags) == ["x"])
+    }
+
+    @Test("a migration block without objectTypes migrates the stored classes as they are, keeping every object")
+    func migrationBlockWithoutObjectTypes() throws {
+        let url = temporaryDatabaseURL()
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: url))
+            try realm.write {
+                realm.create(DiscoAuthor.self, value: ["id": 1, "name": "ann"])
+                realm.create(DiscoBook.self, value: ["isbn": "b1", "author": ["id": 2, "name": "bo"]])
+            }
+        }
+        let config = Realm.Configuration(fileURL: url, schemaVersion: 1, migrationBlock: { migration, oldVersion in
+            migration.enumerateObjects(ofType: "DiscoAuthor") { old, new in
+                new?["name"] = (old?["name"] as? String ?? "").uppercased()
+            }
+        })
+        let realm = try Realm(configuration: config)
+        #expect(realm.objects(DiscoAuthor.self).sorted(byKeyPath: "id").map(\.name) == ["ANN", "BO"])
+        #expect(realm.object(ofType: DiscoBook.self, forPrimaryKey: "b1")?.author?.name == "BO")
     }
 
     @Test("a stored class whose property changed type stops with Realm's migration-required message")

@@ -75,8 +75,10 @@ final class RealmCoordinator: @unchecked Sendable {
     }
 
     /// The coordinator for a configuration's store, opened on first use (for a
-    /// file, by recovering its log, through `io`). A second opener must
-    /// declare the same schema. Warnings go to `logger`.
+    /// file, by recovering its log, through `io`). A second opener with
+    /// `objectTypes` must declare the schema of a store opened with them;
+    /// its classes join a store that discovers its classes; an opener
+    /// without them takes the store as it is. Warnings go to `logger`.
     static func coordinator(for configuration: Realm.Configuration, io: any FileIO = PosixFileIO(),
                             logger: Logger = Compactor.defaultLogger) throws(ShoalError) -> RealmCoordinator {
         let classes = configuration.objectTypes ?? []
