@@ -105,14 +105,24 @@ private func classNames(_ realm: Realm) -> Set<String> {
                 realm.create(DiscoBook.self, value: ["isbn": "b2", "title": "Two", "author": ann])
             }
         }
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: url))
+            // Stored classes are in the schema before any use.
+            #expect(classNames(realm) == ["DiscoAuthor", "DiscoBook", "DiscoCover"])
+            let books = realm.objects(DiscoBook.self).sorted(byKeyPath: "isbn")
+            #expect(books.map(\.title) == ["One", "Two"])
+            #expect(books.first?.cover?.colour == "blue")
+            #expect(realm.object(ofType: DiscoAuthor.self, forPrimaryKey: 1)?.books.count == 2)
+            try realm.write {
+                realm.create(DiscoAuthor.self, value: ["id": 2, "name": "Bo"])
+                // A new class joins a database with data, linking to stored objects.
+                realm.create(DiscoShelf.self, value: ["label": "s", "books": Array(books)])
+            }
+            #expect(realm.objects(DiscoAuthor.self).count == 2)
+        }
         let realm = try Realm(configuration: Realm.Configuration(fileURL: url))
-        // Stored classes are in the schema before any use.
-        #expect(classNames(realm) == ["DiscoAuthor", "DiscoBook", "DiscoCover"])
-        let books = realm.objects(DiscoBook.self).sorted(byKeyPath: "isbn")
-        #expect(books.map(\.title) == ["One", "Two"])
-        #expect(books.first?.cover?.colour == "blue")
-        #expect(realm.object(ofType: DiscoAuthor.self, forPrimaryKey: 1)?.books.count == 2)
-        try realm.write { realm.create(DiscoAuthor.self, value: ["id": 2, "name": "Bo"]) }
+        #expect(classNames(realm) == ["DiscoAuthor", "DiscoBook", "DiscoCover", "DiscoShelf"])
+        #expect(realm.objects(DiscoShelf.self).first?.books.map(\.isbn) == ["b1", "b2"])
         #expect(realm.objects(DiscoAuthor.self).count == 2)
     }
 
