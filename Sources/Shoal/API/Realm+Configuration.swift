@@ -5,15 +5,16 @@ extension Realm {
     /// whether it may be written.
     ///
     /// ```swift
-    /// var config = Realm.Configuration(inMemoryIdentifier: "demo")
-    /// config.objectTypes = [Person.self, Dog.self]
-    /// let realm = try Realm(configuration: config)
+    /// let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "demo"))
+    /// try realm.write { realm.add(dog) }   // Dog (and what it links to) joins the schema
     /// ```
     ///
-    /// - Note: Differs from Realm: `objectTypes` should be set. Linux has no
-    ///   Objective-C runtime to list every `Object` subclass, so a
-    ///   configuration without `objectTypes` holds no classes, and using a
-    ///   class it does not hold stops with a message naming the class.
+    /// - Note: Differs from Realm: Linux has no Objective-C runtime to list
+    ///   every `Object` subclass, so without ``objectTypes`` a class joins
+    ///   the schema when a Realm first uses it (with the classes its
+    ///   properties name), as a schema change recorded in the log; the
+    ///   schema holds the classes stored or used so far. See
+    ///   <doc:PortingFromRealm>.
     public struct Configuration: Sendable {
         private var storedFileURL: URL?
         private var storedInMemoryIdentifier: String?
@@ -42,7 +43,11 @@ extension Realm {
         public var readOnly: Bool
         /// The version of the declared schema, compared with the stored one on open.
         public var schemaVersion: UInt64
-        /// The object classes the Realm holds.
+        /// The object classes the Realm holds: exactly these when set, and
+        /// using another class stops naming it. When `nil`, a class joins
+        /// the schema the first time it is used, with the classes its
+        /// properties name (a stored class is matched by name; properties
+        /// it gained are added to its stored objects).
         public var objectTypes: [Object.Type]?
         /// Whether to delete the stored data when the schema needs a migration.
         public var deleteRealmIfMigrationNeeded: Bool

@@ -76,7 +76,7 @@ extension Realm {
     public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
         instance.verifyThread()
         let table = instance.tableKey(for: type)
-        let plan = instance.coordinator.plans[table.index]
+        let plan = instance.bound(table).1
         guard let pk = plan.primaryKeyProperty else {
             shoalPrecondition(ShoalError(.missingPrimaryKey, "'\(plan.className)' does not have a primary key",
                 context: ["class": plan.className]))

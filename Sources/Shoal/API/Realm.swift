@@ -3,9 +3,7 @@ import Foundation
 /// A database: the entry point for reading and writing objects.
 ///
 /// ```swift
-/// var config = Realm.Configuration(inMemoryIdentifier: "demo")
-/// config.objectTypes = [Person.self, Dog.self]
-/// let realm = try Realm(configuration: config)
+/// let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "demo"))
 /// try realm.write {
 ///     realm.create(Dog.self, value: ["id": 1, "name": "Rex", "age": 3])
 /// }
@@ -56,7 +54,12 @@ public struct Realm: @unchecked Sendable {
 
     /// The configuration the Realm was opened with.
     public var configuration: Configuration { instance.configuration }
-    /// The classes and properties the Realm holds.
+    /// The classes and properties the Realm holds at its version.
+    ///
+    /// - Note: Differs from Realm: without `Configuration.objectTypes`, these
+    ///   are the classes the database stored when opened and those used since
+    ///   (classes join the schema when first used), not every `Object`
+    ///   subclass of the program.
     public var schema: Schema { instance.schema }
     /// Whether a write transaction is open.
     public var isInWriteTransaction: Bool { instance.transaction != nil }

@@ -198,8 +198,8 @@ public struct RealmCollectionIterator<Element: RealmCollectionValue>: IteratorPr
     let elements: [Element]
 
     init(stored: StoredElements, instance: RealmInstance) {
-        let plans = Element.self is Object.Type ? instance.coordinator.plans : nil
-        cursor = StoredCursor(stored: stored, instance: instance, plans: plans)
+        let catalog = Element.self is Object.Type ? instance.catalog : nil
+        cursor = StoredCursor(stored: stored, instance: instance, catalog: catalog)
         elements = []
     }
 
@@ -253,9 +253,9 @@ struct StoredCursor {
     let usesKeys: Bool
     let instance: RealmInstance?
     var position = 0
-    /// Each table's plan (which says whether its accessors may be reused),
-    /// when elements are objects; `nil` otherwise.
-    private let plans: [TablePlan]?
+    /// The Realm's classes and their plans (which say whether a table's
+    /// accessors may be reused), when elements are objects; `nil` otherwise.
+    private let catalog: Catalog?
     /// Whether ``keyTable``'s accessors may be reused.
     private let keysReusable: Bool
     /// The Realm's ``RealmInstance/liveStamp`` when iteration began: every
@@ -269,7 +269,7 @@ struct StoredCursor {
     /// variable, a closure) is never reused.
     fileprivate var lastAccessor: Object?
 
-    init(stored: StoredElements, instance: RealmInstance, plans: [TablePlan]?) {
+    init(stored: StoredElements, instance: RealmInstance, catalog: Catalog?) {
         switch stored {
         case .objects(let table, let keys):
             (values, self.keys, keyTable, usesKeys) = ([], keys, table, true)
@@ -277,8 +277,8 @@ struct StoredCursor {
             (self.values, keys, keyTable, usesKeys) = (values, [], TableKey(0), false)
         }
         self.instance = instance
-        self.plans = plans
-        keysReusable = usesKeys && plans?[keyTable.index].accessorsReusable == true
+        self.catalog = catalog
+        keysReusable = usesKeys && catalog?.accessorsReusable(keyTable) == true
         liveAt = instance.liveStamp
     }
 
@@ -286,7 +286,7 @@ struct StoredCursor {
     init() {
         (values, keys, keyTable, usesKeys) = ([], [], TableKey(0), false)
         instance = nil
-        plans = nil
+        catalog = nil
         keysReusable = false
         liveAt = 0
     }
@@ -312,7 +312,7 @@ struct StoredCursor {
             link = Link(table: keyTable, key: keys[position])
         } else {
             guard position < values.count else { return AccessorStep(object: nil, isEnd: true) }
-            guard let plans, case .link(let found) = values[position], plans[found.table.index].accessorsReusable else {
+            guard let catalog, case .link(let found) = values[position], catalog.accessorsReusable(found.table) else {
                 return AccessorStep(object: nil, isEnd: false)
             }
             link = found
@@ -336,8 +336,8 @@ struct StoredCursor {
     /// Whether the accessor made for `value` may be re-pointed later: it
     /// is an object whose class allows it.
     func reusesAccessor(of value: Value) -> Bool {
-        guard let plans, case .link(let link) = value else { return false }
-        return plans[link.table.index].accessorsReusable
+        guard let catalog, case .link(let link) = value else { return false }
+        return catalog.accessorsReusable(link.table)
     }
 }
 

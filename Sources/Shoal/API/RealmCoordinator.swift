@@ -13,16 +13,16 @@ import Logging
 /// a commit is *published* to readers only once durable under the policy.
 /// So concurrent writers share fsyncs (group commit) while nobody ever sees a
 /// version that a crash could take back.
+///
+/// Without `objectTypes` the coordinator *discovers* its classes: a class
+/// joins the schema the first time a Realm uses it (``join(_:holdingWriteLock:)``),
+/// through a schema commit recorded in the log like any other.
 final class RealmCoordinator: @unchecked Sendable {
     // Safe because: mutable state is in `state` (a lock); the rest is immutable.
     let identifier: String
-    let schema: Schema
-    /// The Swift class for each table, by table index.
-    let classes: [Object.Type]
-    /// What is worked out once for each class, by table index.
-    let plans: [TablePlan]
-    /// The table of each class, by the class's identity.
-    private let tableByType: [ObjectIdentifier: TableKey]
+    /// Whether classes join the schema when first used (the configuration
+    /// gives no `objectTypes`); otherwise the declared classes are all there is.
+    let discovers: Bool
     private let state: Locked<State>
     /// The writer lock: held from `beginWrite` to the log append (or cancel).
     private let writeLock: DispatchSemaphore
@@ -40,6 +40,8 @@ final class RealmCoordinator: @unchecked Sendable {
         /// The notification engine, made at the first observation: from
         /// then on every commit is fed to it, in version order.
         var tracker: DependencyTracker?
+        /// The Swift classes bound to tables so far.
+        var catalog: Catalog
     }
 
     private static let registry = Locked<[String: WeakCoordinator]>([:])
@@ -47,20 +49,15 @@ final class RealmCoordinator: @unchecked Sendable {
     private init(identifier: String, snapshot: Snapshot, classes: [Object.Type], log: DatabaseLog?, configuration: Realm.Configuration,
                  logger: Logger) {
         self.identifier = identifier
-        self.schema = snapshot.schema
-        var tables: [ObjectIdentifier: TableKey] = [:]
-        var ordered: [Object.Type] = []
-        for os in snapshot.schema.objectSchema {
-            let type = classes.first { Object.className(of: $0) == os.className }!
-            tables[ObjectIdentifier(type)] = snapshot.schema.tableByName[os.className]
-            ordered.append(type)
+        self.discovers = configuration.objectTypes == nil
+        var bindings: [(Object.Type, TableKey)] = []
+        for type in classes {
+            if let table = snapshot.schema.tableByName[Object.className(of: type)] { bindings.append((type, table)) }
         }
-        self.classes = ordered
-        self.plans = zip(snapshot.schema.objectSchema, ordered).map { TablePlan($0, info: ClassRegistry.info(for: $1)) }
-        self.tableByType = tables
+        let catalog = Catalog.empty.binding(bindings, schema: snapshot.schema, at: 0)
         self.log = log
         self.configuration = configuration
-        let state = Locked(State(published: snapshot, pending: snapshot))
+        let state = Locked(State(published: snapshot, pending: snapshot, catalog: catalog))
         self.state = state
         let writeLock = DispatchSemaphore(value: 1)
         self.writeLock = writeLock
@@ -78,18 +75,29 @@ final class RealmCoordinator: @unchecked Sendable {
     }
 
     /// The coordinator for a configuration's store, opened on first use (for a
-    /// file, by recovering its log, through `io`). A second opener must
-    /// declare the same schema. Warnings go to `logger`.
+    /// file, by recovering its log, through `io`). A second opener with
+    /// `objectTypes` must declare the schema of a store opened with them;
+    /// its classes join a store that discovers its classes; an opener
+    /// without them takes the store as it is. Warnings go to `logger`.
     static func coordinator(for configuration: Realm.Configuration, io: any FileIO = PosixFileIO(),
                             logger: Logger = Compactor.defaultLogger) throws(ShoalError) -> RealmCoordinator {
         let classes = configuration.objectTypes ?? []
         let declared = Schema(classes.map { ClassRegistry.info(for: $0).schema })
         try declared.validate()
+        // Without objectTypes, the stored schema is kept and classes join it when used.
+        let given: Schema? = configuration.objectTypes == nil ? nil : declared
         let identifier = configuration.storeIdentifier
-        return try registry.withLock { (registry: inout [String: WeakCoordinator]) throws(ShoalError) -> RealmCoordinator in
+        let opened = try registry.withLock { (registry: inout [String: WeakCoordinator]) throws(ShoalError) -> RealmCoordinator in
             if let existing = registry[identifier]?.value {
-                guard existing.schema.reordering(declared) != nil else {
-                    let diffs = existing.schema.differences(to: declared)
+                // A configuration without objectTypes takes the store as it is
+                // open; one with objectTypes must match a store opened with
+                // them, and the classes it lists join a store that discovers
+                // its own (below, outside the registry's lock: a join waits
+                // for the write lock).
+                if given == nil || existing.discovers { return existing }
+                let schema = existing.latest.schema
+                guard schema.reordering(declared) != nil else {
+                    let diffs = schema.differences(to: declared)
                     throw ShoalError(.schemaMismatch,
                         "The schema declared for '\(identifier)' differs from the schema it is open with in this process: \(diffs.joined(separator: " "))",
                         context: ["path": identifier, "differences": diffs.joined(separator: "\n")])
@@ -109,11 +117,12 @@ final class RealmCoordinator: @unchecked Sendable {
                 try configuration.copySeedIfNeeded()
                 let block = configuration.migrationBlock
                 let opened = try DatabaseLog.open(
-                    directory: directory, schema: declared, schemaVersion: configuration.schemaVersion,
+                    directory: directory, schema: given, schemaVersion: configuration.schemaVersion,
                     durability: configuration.durability.logDurability, io: io,
                     deleteIfSchemaDiffers: configuration.deleteRealmIfMigrationNeeded,
                     migrate: { (old: Snapshot) throws(ShoalError) -> Snapshot in
-                        try Migration.run(block, old: old, to: declared, schemaVersion: configuration.schemaVersion, classes: classes)
+                        // Without objectTypes the block migrates the stored classes as they are.
+                        try Migration.run(block, old: old, to: given ?? old.schema, schemaVersion: configuration.schemaVersion, classes: classes)
                     },
                     progress: configuration.replayProgress.map { callback in
                         { callback(Realm.ReplayProgress(bytesRead: $0.bytesRead, bytesTotal: $0.bytesTotal, transactions: $0.records)) }
@@ -134,6 +143,8 @@ final class RealmCoordinator: @unchecked Sendable {
             registry[identifier] = WeakCoordinator(value: created)
             return created
         }
+        if opened.discovers { for type in classes { try opened.join(type, holdingWriteLock: false) } }
+        return opened
     }
 
     /// Whether a store with this identifier is open in this process.
@@ -250,8 +261,185 @@ final class RealmCoordinator: @unchecked Sendable {
     /// The notification engine, once something was observed.
     var tracker: DependencyTracker? { state.withLock { $0.tracker } }
 
-    func tableKey(for type: Object.Type) -> TableKey? {
-        tableByType[ObjectIdentifier(type)]
+    /// The Swift classes bound to tables so far.
+    var catalog: Catalog { state.withLock { $0.catalog } }
+
+    /// Binds `type`, and every class its properties name (links, lists,
+    /// sets, maps, linking objects, embedded objects, transitively), to
+    /// tables: a class the database stores is matched by name, a new one
+    /// gets a table after the others. When that changes the schema (a new
+    /// table, or properties a stored class gained), the change is committed
+    /// first as a schema record of its own version, under the write lock,
+    /// and published like any commit (fed to the notification engine as a
+    /// commit that changes no object). Does nothing for a class bound already.
+    ///
+    /// - Parameter holdingWriteLock: whether the caller holds the write lock
+    ///   (a Realm inside a write transaction, whose base is the pending
+    ///   snapshot); otherwise it is taken and released here.
+    /// - Returns: the snapshot the schema commit made, if one was needed.
+    /// - Throws: `schemaMismatch` in Realm's words when a stored class cannot
+    ///   be read as its Swift class without a migration, or two classes have
+    ///   one name; `schemaInvalid` when the classes break the schema rules;
+    ///   `commitFailed` when the schema record cannot be written.
+    @discardableResult
+    func join(_ type: Object.Type, holdingWriteLock: Bool) throws(ShoalError) -> Snapshot? {
+        // Held until the schema commit is published with the catalog: a
+        // joiner that takes the lock next finds the class bound and its
+        // table published. (Every table in the pending snapshot is then in
+        // the published one: only joins make tables.)
+        if !holdingWriteLock { writeLock.wait() }
+        defer { if !holdingWriteLock { writeLock.signal() } }
+        let (pending, catalog) = state.withLock { ($0.pending, $0.catalog) }
+        guard catalog.tableByType[ObjectIdentifier(type)] == nil else { return nil }
+
+        // The class and what it names, not bound yet, in the order met.
+        var joining: [Object.Type] = []
+        var seen: Set<ObjectIdentifier> = []
+        var queue: [Object.Type] = [type]
+        while let next = queue.popLast() {
+            let id = ObjectIdentifier(next)
+            guard catalog.tableByType[id] == nil, seen.insert(id).inserted else { continue }
+            joining.append(next)
+            queue += ClassRegistry.info(for: next).linkedTypes.reversed()
+        }
+        var objectSchema = pending.schema.objectSchema
+        var bindings: [(Object.Type, TableKey)] = []
+        var changed = false
+        var problems: [String] = []
+        var names: [String: Object.Type] = [:]
+        for next in joining {
+            let os = ClassRegistry.info(for: next).schema
+            if let other = names.updateValue(next, forKey: os.className) {
+                throw Self.sameName(os.className, other, next, identifier)
+            }
+            guard let table = pending.schema.tableByName[os.className] else {
+                objectSchema.append(os)
+                bindings.append((next, TableKey(objectSchema.count - 1)))
+                changed = true
+                continue
+            }
+            if let other = catalog.type(of: table) { throw Self.sameName(os.className, other, next, identifier) }
+            let stored = objectSchema[table.index]
+            if stored != os {
+                problems += os.additiveProblems(from: stored)
+                objectSchema[table.index] = os
+                changed = true
+            }
+            bindings.append((next, table))
+        }
+        if !problems.isEmpty {
+            throw ShoalError(.schemaMismatch,
+                "Migration is required due to the following errors:\n- " + problems.joined(separator: "\n- "),
+                context: ["path": identifier, "class": Object.className(of: type), "differences": problems.joined(separator: "\n")])
+        }
+        guard changed else {
+            state.withLock { $0.catalog = catalog.binding(bindings, schema: pending.schema, at: 0) }
+            return nil
+        }
+        let schema = Schema(objectSchema)
+        try schema.validate()
+        let next = try pending.joining(schema)
+        next._checkInvariants()
+        let empty = ChangeRecord(baseVersion: pending.version)
+        guard let log else {
+            let tracker = state.withLock {
+                $0.published = next
+                $0.pending = next
+                $0.tracker?.feed(empty, before: pending, after: next, skipping: [])
+                $0.catalog = catalog.binding(bindings, schema: schema, at: next.version)
+                return $0.tracker
+            }
+            tracker?.publish(upTo: next.version)
+            return next
+        }
+        let receipt: LogWriter.Receipt
+        do {
+            if schema.objectSchema.contains(where: \.isEmbedded) {
+                // An older segment's schema encoding has no embedded classes.
+                try log.continueInFormat(LogFormat.embeddedObjectsVersion, schemaFingerprint: schema.fingerprint)
+            }
+            receipt = try log.enqueue(LogRecord(type: .schemaChange, version: next.version, timestampMicros: LogFormat.nowMicros(),
+                payload: SchemaRecord.encode(schema, schemaVersion: next.schemaVersion)))
+        } catch { throw commitFailed(error) }
+        state.withLock {
+            $0.pending = next
+            $0.tracker?.feed(empty, before: pending, after: next, skipping: [])
+        }
+        do { try log.waitUntilDurable(receipt) } catch { throw commitFailed(error) }
+        let tracker = state.withLock {
+            if $0.published.version < next.version { $0.published = next }
+            $0.catalog = catalog.binding(bindings, schema: schema, at: next.version)
+            return $0.tracker
+        }
+        tracker?.publish(upTo: next.version)
+        return next
+    }
+
+    private static func sameName(_ name: String, _ a: Object.Type, _ b: Object.Type, _ identifier: String) -> ShoalError {
+        ShoalError(.schemaMismatch,
+            "Object type '\(name)' is declared by two classes, '\(String(reflecting: a))' and '\(String(reflecting: b))': a Realm holds one class of each name.",
+            context: ["path": identifier, "class": name])
+    }
+}
+
+/// Which Swift class each table of a coordinator is bound to, and what is
+/// worked out once for it; immutable, replaced whole when classes join.
+///
+/// A table of a stored class not used yet in this process has no class.
+/// `boundAt` is the first version whose snapshots hold a table in the
+/// layout its class was bound to: 0 for a table bound as it was stored,
+/// the version of the schema commit that made or extended it otherwise
+/// (older snapshots do not have it, or have it without the new properties).
+final class Catalog: @unchecked Sendable {
+    // Safe because: immutable; metatypes and plans are shared read-only.
+    /// The Swift class of each table, by table index.
+    let classes: [Object.Type?]
+    /// What is worked out once for each class, by table index.
+    let plans: [TablePlan?]
+    /// See the type's comment, by table index.
+    let boundAt: [UInt64]
+    /// The table of each class, by the class's identity.
+    let tableByType: [ObjectIdentifier: TableKey]
+
+    static let empty = Catalog(classes: [], plans: [], boundAt: [], tableByType: [:])
+
+    private init(classes: [Object.Type?], plans: [TablePlan?], boundAt: [UInt64], tableByType: [ObjectIdentifier: TableKey]) {
+        self.classes = classes
+        self.plans = plans
+        self.boundAt = boundAt
+        self.tableByType = tableByType
+    }
+
+    /// This catalog with `bindings` added, their plans made from `schema`,
+    /// bound at `version`.
+    func binding(_ bindings: [(Object.Type, TableKey)], schema: Schema, at version: UInt64) -> Catalog {
+        var classes = self.classes
+        var plans = self.plans
+        var boundAt = self.boundAt
+        var tableByType = self.tableByType
+        let count = schema.objectSchema.count
+        if classes.count < count {
+            classes += [Object.Type?](repeating: nil, count: count - classes.count)
+            plans += [TablePlan?](repeating: nil, count: count - plans.count)
+            boundAt += [UInt64](repeating: 0, count: count - boundAt.count)
+        }
+        for (type, table) in bindings {
+            classes[table.index] = type
+            plans[table.index] = TablePlan(schema[table], info: ClassRegistry.info(for: type))
+            boundAt[table.index] = version
+            tableByType[ObjectIdentifier(type)] = table
+        }
+        return Catalog(classes: classes, plans: plans, boundAt: boundAt, tableByType: tableByType)
+    }
+
+    /// The class bound to `table`, if any.
+    func type(of table: TableKey) -> Object.Type? {
+        table.index < classes.count ? classes[table.index] : nil
+    }
+
+    /// Whether accessors of `table`'s class may be reused (``TablePlan/accessorsReusable``).
+    func accessorsReusable(_ table: TableKey) -> Bool {
+        table.index < plans.count && plans[table.index]?.accessorsReusable == true
     }
 }
 

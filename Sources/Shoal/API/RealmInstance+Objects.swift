@@ -10,9 +10,8 @@ extension Property {
 extension RealmInstance {
     /// A managed accessor for the object at `link`.
     func accessor(_ link: Link) -> Object {
-        let type = coordinator.classes[link.table.index]
+        let (type, plan) = bound(link.table)
         let ref = ObjectRef(realm: self, table: link.table, key: link.key, generation: generation)
-        let plan = coordinator.plans[link.table.index]
         let object = Self.accessor(of: type, ref, offsets: plan.boxOffsets)
         if plan.hasLegacyLinkingObjects {
             let info = ClassRegistry.info(for: type)
@@ -35,15 +34,68 @@ extension RealmInstance {
         return object
     }
 
-    /// The table of a class, or a stop naming the class when the Realm does not hold it.
+    /// The class bound to `table` and its plan, in the layout the visible
+    /// state has.
+    @inline(__always)
+    func bound(_ table: TableKey) -> (Object.Type, TablePlan) {
+        let i = table.index
+        if i < catalog.plans.count, let plan = catalog.plans[i], catalog.boundAt[i] <= schemaVersionVisible {
+            return (catalog.classes[i]!, plan)
+        }
+        return boundOtherwise(table)
+    }
+
+    /// ``bound(_:)`` when this instance's catalog misses: the coordinator's
+    /// is taken again; a table whose class has not been used in this
+    /// process (only reachable through a mixed value) stops, naming it.
+    @inline(never)
+    private func boundOtherwise(_ table: TableKey) -> (Object.Type, TablePlan) {
+        catalog = coordinator.catalog
+        let i = table.index
+        if i < catalog.plans.count, let plan = catalog.plans[i], catalog.boundAt[i] <= schemaVersionVisible {
+            return (catalog.classes[i]!, plan)
+        }
+        let name = schema[table].className
+        shoalPrecondition(ShoalError(.unknownObjectType,
+            "Object type '\(name)' has no Swift class in this Realm yet: use the class (for example realm.objects(\(name).self)) before reading its objects through a mixed value.",
+            context: ["class": name, "path": coordinator.identifier]))
+    }
+
+    /// The table of a class. Without `objectTypes`, a class not used before
+    /// joins the schema here (``RealmCoordinator/join(_:holdingWriteLock:)``);
+    /// with them, a class they do not list stops, naming the class.
     func tableKey(for type: Object.Type) -> TableKey {
-        guard let table = coordinator.tableKey(for: type) else {
-            let name = Object.className(of: type)
+        if let table = catalog.tableByType[ObjectIdentifier(type)], catalog.boundAt[table.index] <= schemaVersionVisible { return table }
+        return tableKeyOtherwise(type)
+    }
+
+    /// ``tableKey(for:)`` when this instance's catalog misses.
+    @inline(never)
+    private func tableKeyOtherwise(_ type: Object.Type) -> TableKey {
+        let name = Object.className(of: type)
+        catalog = coordinator.catalog
+        var table = catalog.tableByType[ObjectIdentifier(type)]
+        if let t = table, catalog.boundAt[t.index] <= schemaVersionVisible { return t }
+        guard table != nil || coordinator.discovers else {
             shoalPrecondition(ShoalError(.unknownObjectType,
                 "Object type '\(name)' is not managed by the Realm. Add '\(name)' to Configuration.objectTypes.",
                 context: ["class": name, "path": coordinator.identifier]))
         }
-        return table
+        guard !isFrozen else {
+            shoalPrecondition(ShoalError(.unknownObjectType,
+                "Object type '\(name)' is not in the schema of this frozen Realm's version: it was first used after the Realm was frozen.",
+                context: ["class": name, "path": coordinator.identifier]))
+        }
+        verifyThread()
+        do {
+            let joined = try coordinator.join(type, holdingWriteLock: transaction != nil)
+            didJoin(joined)
+        } catch { shoalPrecondition(error) }
+        table = catalog.tableByType[ObjectIdentifier(type)]
+        guard let t = table, catalog.boundAt[t.index] <= schemaVersionVisible else {
+            preconditionFailure("'\(name)' joined the schema of '\(coordinator.identifier)' but is not visible to this Realm")
+        }
+        return t
     }
 
     /// The link to `object`, adding it first when it is unmanaged.
@@ -96,7 +148,7 @@ extension RealmInstance {
         let tx = requireWrite()
         let type = Swift.type(of: object)
         let table = tableKey(for: type)
-        let plan = coordinator.plans[table.index]
+        let plan = bound(table).1
         let boxes = ClassRegistry.boxReader(of: object, offsets: plan.boxOffsets)
         func storedValue(_ index: Int) -> Value { boxes[index]?.storedValue(self) ?? .null }
         // Stored properties come first in a schema.
@@ -171,7 +223,7 @@ extension RealmInstance {
     func create(_ table: TableKey, value: Any, update: Realm.UpdatePolicy) throws(ShoalError) -> Link {
         let tx = requireWrite()
         let schema = self.schema[table]
-        let info = ClassRegistry.info(for: coordinator.classes[table.index])
+        let info = ClassRegistry.info(for: bound(table).0)
         var given: [Int: Any?] = [:]
         for (index, item) in Object.namedValues(value, schema: schema) where schema.properties[index].isStored {
             given[index] = item
@@ -195,7 +247,7 @@ extension RealmInstance {
             throw ShoalError(.missingPrimaryKey, "Missing value for primary key property '\(schema.className).\(schema.properties[pk].name)'.",
                 context: ["class": schema.className])
         }
-        let (key, _) = upsert(tx, table, values: values, given: { scalarGiven.contains($0) }, update: update, primaryKey: coordinator.plans[table.index].primaryKey)
+        let (key, _) = upsert(tx, table, values: values, given: { scalarGiven.contains($0) }, update: update, primaryKey: bound(table).1.primaryKey)
         let ref = ObjectRef(realm: self, table: table, key: key, generation: generation)
         for (i, item) in given.sorted(by: { $0.key < $1.key }) {
             let property = schema.properties[i]

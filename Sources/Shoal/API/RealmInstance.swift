@@ -112,6 +112,7 @@ final class RealmInstance {
         self.queueToken = queue.map(QueueToken.of)
         self.actor = actor
         self.isThreadConfined = queue == nil && actor == nil && !frozen
+        self.catalog = coordinator.catalog
         handle.attach(self)
     }
 
@@ -137,7 +138,24 @@ final class RealmInstance {
         return snapshot
     }
 
-    var schema: Schema { coordinator.schema }
+    /// The schema of the visible state: the classes the database stored
+    /// when it was opened or declared, and those that joined it since.
+    var schema: Schema {
+        if readState.pointee.inWrite { return transaction!.working.schema }
+        return visible.pointee.schema
+    }
+
+    /// The version whose schema reads see: the write's base inside a write
+    /// (a class joining inside it moves the base on), the read version otherwise.
+    var schemaVersionVisible: UInt64 {
+        if readState.pointee.inWrite { return transaction!.base.version }
+        return visible.pointee.version
+    }
+
+    /// The Swift classes bound to tables, as this instance last took them
+    /// from the coordinator (``tableKey(for:)`` and ``accessor(_:)`` take
+    /// them again when they miss).
+    var catalog: Catalog
 
     /// Whether an object is live in the visible state; reads the stored
     /// snapshot in place (``current`` returns a copy, which retains every table).
@@ -303,6 +321,22 @@ final class RealmInstance {
             self.skipping = []
             notifyRealmObservers(.didChange)
         }
+    }
+
+    /// Moves this instance on past a schema commit that let a class join
+    /// (``RealmCoordinator/join(_:holdingWriteLock:)``). Inside a write the
+    /// transaction is rebased onto it; outside one the instance moves to
+    /// the latest version, delivering pending callbacks first, as
+    /// ``beginWrite()`` does.
+    func didJoin(_ joined: Snapshot?) {
+        if let transaction {
+            if let joined { transaction.rebase(onto: joined) }
+        } else if !isFrozen {
+            if mailbox != nil { deliverNotifications() }
+            advance(to: coordinator.latest)
+        }
+        catalog = coordinator.catalog
+        stateStamp &+= 1
     }
 
     func cancelWrite() {

@@ -59,7 +59,10 @@ final class DatabaseLog: @unchecked Sendable {
 
     // MARK: Opening
 
-    /// Opens (creating if needed) the database in `directory` for `schema`.
+    /// Opens (creating if needed) the database in `directory` for `schema`,
+    /// or, with a `nil` schema, for the schema it stores (a new database
+    /// then starts with no classes, and classes join it later by schema
+    /// records: ``Snapshot/applyingSchemaRecord(_:)``).
     ///
     /// A directory that holds other files and no segment or snapshot is
     /// refused, and left as it was: a database has a directory of its own,
@@ -79,7 +82,7 @@ final class DatabaseLog: @unchecked Sendable {
     ///   - migrate: turns the stored state into one under `schema` (version + 1)
     ///     when the stored `schemaVersion` is lower; `nil` refuses to migrate.
     static func open(
-        directory: String, schema declared: Schema, schemaVersion: UInt64 = 0, durability: LogWriter.Durability, io: any FileIO,
+        directory: String, schema declared: Schema?, schemaVersion: UInt64 = 0, durability: LogWriter.Durability, io: any FileIO,
         deleteIfSchemaDiffers: Bool = false, migrate: ((Snapshot) throws(ShoalError) -> Snapshot)? = nil,
         progress: ((ReplayProgress) -> Void)? = nil
     ) throws(ShoalError) -> Opened {
@@ -112,7 +115,7 @@ final class DatabaseLog: @unchecked Sendable {
     }
 
     private static func recover(
-        directory: String, declared: Schema, schemaVersion: UInt64, durability: LogWriter.Durability, io: any FileIO, lock: DatabaseLock,
+        directory: String, declared given: Schema?, schemaVersion: UInt64, durability: LogWriter.Durability, io: any FileIO, lock: DatabaseLock,
         deleteIfSchemaDiffers: Bool, migrate: ((Snapshot) throws(ShoalError) -> Snapshot)?, progress: ((ReplayProgress) -> Void)?
     ) throws(ShoalError) -> Opened {
         var listing = try LogDirectory.list(at: directory, io: io)
@@ -183,7 +186,9 @@ final class DatabaseLog: @unchecked Sendable {
 
         // The schema: a database without data takes the declared one (and
         // records it, so the log describes itself); one with data must match.
+        // Without a declared schema, the stored one is declared.
         let stored = state.schema
+        let declared = given ?? stored
         let hasData = state.tables.contains { $0.alive.count > 0 }
         let sameSchema = stored.reordering(declared) != nil && !stored.objectSchema.isEmpty
         var needsSchemaRecord = false
@@ -332,12 +337,12 @@ final class DatabaseLog: @unchecked Sendable {
             let schema: Schema
             let schemaVersion: UInt64
             do { (schema, schemaVersion) = try SchemaRecord.decode(record.payload) } catch { throw corrupt(error.description) }
-            guard state.tables.allSatisfy({ $0.alive.count == 0 }) || state.schema.reordering(schema) != nil else {
+            guard let next = try state.applyingSchemaRecord(schema) else {
                 throw ShoalError(.schemaMismatch,
                     "\(path): version \(record.version) changes the schema of stored data; migrations are not supported by this version of Shoal.",
                     context: ["path": path, "version": String(record.version)])
             }
-            state = state.applyingSchema(schema)
+            state = next
             state.schemaVersion = schemaVersion
         default:
             // Types with the ignorable bit are skipped by the reader; no-ops carry nothing.
@@ -556,6 +561,24 @@ enum SchemaRecord {
 }
 
 extension Snapshot {
+    /// This snapshot after a schema record read from the log, one version
+    /// later; `nil` when the record changes stored data in a way no schema
+    /// record may (that needs a migration, which is written as a snapshot).
+    ///
+    /// A database that never held an object takes the record's schema, and
+    /// one whose schema has the same classes keeps its own
+    /// (``applyingSchema(_:)``); otherwise the record must extend the
+    /// schema additively, as a class joining the database does
+    /// (``joining(_:)``).
+    ///
+    /// - Throws: `schemaMismatch` when the stored objects do not fit the
+    ///   extended schema.
+    func applyingSchemaRecord(_ schema: Schema) throws(ShoalError) -> Snapshot? {
+        if tables.allSatisfy({ $0.alive.count == 0 }) || self.schema.reordering(schema) != nil { return applyingSchema(schema) }
+        guard schema.extendsAdditively(self.schema) else { return nil }
+        return try joining(schema)
+    }
+
     /// This snapshot after a schema record, one version later: an empty
     /// database takes the new schema; one whose schema has the same classes
     /// keeps its own (and its table order). Other changes need a migration,

@@ -28,7 +28,10 @@ struct ClassInfo: @unchecked Sendable {
     /// accessor), or is `Encodable` (its wrappers remember their object for
     /// `encode(to:)`).
     let accessorsReusable: Bool
-
+    /// The classes the properties name (links, collections of objects,
+    /// linking objects), in declaration order: those that join a schema
+    /// with this class.
+    let linkedTypes: [Object.Type]
 }
 
 /// Discovers schemas from `Object` subclasses and where their `@Persisted`
@@ -49,6 +52,7 @@ enum ClassRegistry {
         var defaults: [Value] = []
         var legacy: [(String, String)] = []
         var onlyPersisted = true
+        var linked: [Object.Type] = []
         for child in children(of: prototype) {
             if !(child.value is any PersistedProperty) { onlyPersisted = false }
             guard let label = child.label else { continue }
@@ -56,10 +60,12 @@ enum ClassRegistry {
                 let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
                 let property = persisted.property(named: name)
                 properties.append(property)
+                if let target = persisted.objectType { linked.append(target) }
                 if property.isStored { defaults.append(property.collection == .none ? persisted.defaultValue : .null) }
             } else if let linking = child.value as? any LinkingObjectsDeclaration {
                 properties.append(linking.property(named: label))
                 legacy.append((label, label))
+                if let target = linking.objectType { linked.append(target) }
             }
         }
         let schema = ObjectSchema(className: Object.className(of: type), properties: properties, isEmbedded: type is EmbeddedObject.Type)
@@ -71,7 +77,8 @@ enum ClassRegistry {
         return ClassInfo(type: type, schema: schema, defaults: defaults,
             legacyLinkingObjects: legacy.map { ($0.0, schema.indexByName[$0.1]!) },
             confirmedOffsets: confirmed,
-            accessorsReusable: onlyPersisted && legacy.isEmpty && !(type is any Encodable.Type))
+            accessorsReusable: onlyPersisted && legacy.isEmpty && !(type is any Encodable.Type),
+            linkedTypes: linked)
     }
 
     /// Finds each `@Persisted` wrapper's offset with the runtime's field

@@ -96,3 +96,32 @@ extension Snapshot {
         return next.snapshot
     }
 }
+
+extension Snapshot {
+    /// This database after classes joined it, one version later:
+    /// `schema` extends this snapshot's schema additively
+    /// (``Schema/extendsAdditively(_:)``). Tables keep their keys and
+    /// objects; a new class's table comes after them, empty. A stored class
+    /// that gained properties is copied over to its new layout (as a
+    /// migration copies it), the new properties of its objects holding
+    /// ``Schema/joinValue(for:)``.
+    ///
+    /// Replay of a schema record calls this as the live join does, so the
+    /// state after a restart is the state before it.
+    func joining(_ schema: Schema) throws(ShoalError) -> Snapshot {
+        precondition(schema.extendsAdditively(self.schema), "a join must extend the schema additively")
+        let old = self.schema.objectSchema.count
+        if zip(schema.objectSchema, self.schema.objectSchema).allSatisfy({ $0 == $1 }) {
+            var next = self
+            next.schema = schema
+            next.version = version + 1
+            for index in old..<schema.objectSchema.count {
+                next.tables.append(Table(key: TableKey(index), schema: schema.objectSchema[index]))
+            }
+            return next
+        }
+        var defaults: [String: [Value]] = [:]
+        for os in schema.objectSchema { defaults[os.className] = os.properties.prefix(os.storedCount).map(Schema.joinValue(for:)) }
+        return try migrated(to: schema, schemaVersion: schemaVersion, defaults: defaults)
+    }
+}

@@ -7,7 +7,7 @@ import OrderedCollections
 /// the same function replay uses; so at commit the working snapshot is, by
 /// construction, `base.applying(record)`.
 final class WriteTransaction {
-    let base: Snapshot
+    private(set) var base: Snapshot
     private(set) var working: Snapshot
     private(set) var record: ChangeRecord
     /// The number of ops so far: lets cached query results tell that the
@@ -18,6 +18,18 @@ final class WriteTransaction {
         self.base = base
         self.working = base
         self.record = ChangeRecord(baseVersion: base.version)
+    }
+
+    /// Moves the transaction onto `base`, a later snapshot that only
+    /// extends this one's schema (a class joined during the write, committed
+    /// at its own version): its ops, which touch only tables whose layout
+    /// the join kept, are applied again on it, as replay will apply them.
+    func rebase(onto base: Snapshot) {
+        var working = base
+        for op in record.ops { working.apply(op) }
+        self.base = base
+        self.working = working
+        record.baseVersion = base.version
     }
 
     private func emit(_ op: ChangeOp) {

@@ -250,10 +250,14 @@ struct RecoveryWalk {
             do { (schema, schemaVersion) = try SchemaRecord.decode(record.payload) } catch {
                 return .failure(Failure(kind: .undecodableRecord, reason: "schema record does not decode: \(error)"))
             }
-            guard state.tables.allSatisfy({ $0.alive.count == 0 }) || state.schema.reordering(schema) != nil else {
+            let applied: Snapshot?
+            do { applied = try state.applyingSchemaRecord(schema) } catch {
+                return .failure(Failure(kind: .inconsistentRecord, reason: "the stored data does not fit the schema: \(error.message)"))
+            }
+            guard let applied else {
                 return .failure(Failure(kind: .inconsistentRecord, reason: "changes the schema of stored data"))
             }
-            next = state.applyingSchema(schema)
+            next = applied
             next.schemaVersion = schemaVersion
             next.version = record.version
             return .success((next, nil))
