@@ -7,6 +7,11 @@ let upcomingFeatures: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// Realm's example apps as command-line programs (Tests/RealmExamples), which
+/// `RealmExampleAppTests` runs; compiled as a Realm user's code is, without the
+/// upcoming features the library adopts.
+let realmExamples = ["Simple", "Backlink", "GettingStarted", "TableView", "GroupedTableView"]
+
 let package = Package(
     name: "shoal",
     platforms: [.macOS(.v15)],
@@ -97,7 +102,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ShoalAPITests",
-            dependencies: ["Shoal", "ShoalTestSupport"],
+            dependencies: ["Shoal", "ShoalTestSupport"] + realmExamples.map { .target(name: "RealmExample\($0)") },
             swiftSettings: upcomingFeatures
         ),
         .testTarget(
@@ -123,6 +128,10 @@ let package = Package(
             dependencies: ["Shoal", "ShoalTestSupport", "ShoalCLI"],
             swiftSettings: upcomingFeatures
         ),
-    ],
+        .target(name: "RealmExampleSupport", path: "Tests/RealmExamples/Support"),
+    ] + realmExamples.map {
+        .executableTarget(name: "RealmExample\($0)", dependencies: ["Shoal", "RealmExampleSupport"],
+            path: "Tests/RealmExamples/\($0)")
+    },
     swiftLanguageModes: [.v6]
 )
