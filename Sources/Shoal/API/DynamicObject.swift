@@ -26,6 +26,10 @@ public final class DynamicObject: Object {
     /// Creates an unmanaged, empty dynamic object (not useful on its own: dynamic objects come from a Realm).
     public override init() { super.init() }
 
+    /// The object of a migration this is, as a ``MigrationObject``; `nil`
+    /// for the objects of a Realm.
+    var migrated: MigratedObject?
+
     /// Reads or writes a property by name (`object.name`).
     public subscript(dynamicMember member: String) -> Any? {
         get { self[member] }
@@ -35,6 +39,7 @@ public final class DynamicObject: Object {
     /// Reads or writes a property by name.
     public override subscript(key: String) -> Any? {
         get {
+            if let migrated { return migrated.get(key) }
             guard let ref else { return nil }
             ref.checkValid()
             let schema = objectSchema
@@ -59,7 +64,10 @@ public final class DynamicObject: Object {
                 return snapshot.collectionElements(ref.table, ref.key, index).map { Self.swiftValue($0, ref.realm) }
             }
         }
-        set { super[key] = newValue }
+        set {
+            if let migrated { return migrated.set(key, newValue) }
+            super[key] = newValue
+        }
     }
 
     /// A stored value as the Swift value a dynamic read gives.

@@ -82,7 +82,12 @@ open class Object: CustomStringConvertible, Hashable {
         let schema = objectSchema
         let boxes = ClassRegistry.unmanagedBoxes(of: self)
         for (index, item) in Self.namedValues(value, schema: schema) where schema.properties[index].isStored {
-            boxes[index]?.set(item, property: schema.properties[index], className: schema.className)
+            let property = schema.properties[index]
+            if let box = boxes[index] {
+                box.set(item, property: property, className: schema.className)
+            } else {
+                Self.realmProperty(property.name, of: self)?.setUnmanaged(item, property: property, className: schema.className)
+            }
         }
     }
 
@@ -168,11 +173,17 @@ open class Object: CustomStringConvertible, Hashable {
             let schema = objectSchema
             guard let index = schema.indexByName[key] else { Self.unknownProperty(key, schema) }
             if let ref {
-                guard let persisted = Self.persisted(key, of: self) else { return nil }
+                guard let persisted = Self.persisted(key, of: self) else {
+                    // A `RealmProperty` (no wrapper): its stored value.
+                    guard schema.properties[index].isStored else { return nil }
+                    ref.checkValid()
+                    return DynamicObject.swiftValue(ref.realm.value(ref.table, ref.key, index), ref.realm)
+                }
                 return ValueCoercion.unwrap(persisted.readManaged(ManagedSlot(ref: ref, property: index)))
             }
             guard schema.properties[index].isStored else { return nil }
-            return ValueCoercion.unwrap(ClassRegistry.unmanagedBoxes(of: self)[index]?.anyValue)
+            if let box = ClassRegistry.unmanagedBoxes(of: self)[index] { return ValueCoercion.unwrap(box.anyValue) }
+            return ValueCoercion.unwrap(Self.realmProperty(key, of: self)?.unmanagedAny)
         }
         set {
             let schema = objectSchema
@@ -186,7 +197,11 @@ open class Object: CustomStringConvertible, Hashable {
                 return
             }
             guard property.isStored else { return }
-            ClassRegistry.unmanagedBoxes(of: self)[index]?.set(newValue, property: property, className: schema.className)
+            if let box = ClassRegistry.unmanagedBoxes(of: self)[index] {
+                box.set(newValue, property: property, className: schema.className)
+            } else {
+                Self.realmProperty(key, of: self)?.setUnmanaged(newValue, property: property, className: schema.className)
+            }
         }
     }
 
@@ -233,6 +248,11 @@ open class Object: CustomStringConvertible, Hashable {
 
     private static func persisted(_ name: String, of object: Object) -> (any PersistedProperty)? {
         ClassRegistry.children(of: object).first { $0.label == "_" + name }?.value as? any PersistedProperty
+    }
+
+    /// The `RealmProperty` declared as `name` on `object`, if it is one.
+    static func realmProperty(_ name: String, of object: Object) -> (any RealmPropertyDeclaration)? {
+        ClassRegistry.children(of: object).first { $0.label == name }?.value as? any RealmPropertyDeclaration
     }
 
     static func unknownProperty(_ name: String, _ schema: ObjectSchema) -> Never {

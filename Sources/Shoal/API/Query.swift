@@ -159,7 +159,21 @@ public struct Query<T> {
     static func comparison(_ lhs: PredicateTree.Expression, _ op: PredicateTree.ComparisonOperator,
         _ rhs: PredicateTree.Expression, _ options: StringOptions = []) -> Query<Bool>
     {
-        Query<Bool>(.predicate(.comparison(PredicateTree.Comparison(lhs: lhs, op: op, rhs: rhs, options: options.tree)), depth: 1))
+        let tree = PredicateTree.comparison(PredicateTree.Comparison(lhs: lhs, op: op, rhs: rhs, options: options.tree))
+        // A subquery nests its predicate a few levels down (PredicateTree.subqueryLevels).
+        guard case .subqueryCount = lhs else {
+            guard case .subqueryCount = rhs else { return Query<Bool>(.predicate(tree, depth: 1)) }
+            return measured(tree)
+        }
+        return measured(tree)
+    }
+
+    /// `tree`, a comparison with a subquery, with its nesting depth, or the
+    /// error of one nested too deeply.
+    private static func measured(_ tree: PredicateTree) -> Query<Bool> {
+        let depth = tree.nestingDepth
+        guard depth <= PredicateTree.maximumDepth else { return Query<Bool>(.tooDeep(tooDeepError)) }
+        return Query<Bool>(.predicate(tree, depth: depth))
     }
 
     static func constant<V: PersistableValue>(_ value: V) -> PredicateTree.Expression {
@@ -168,21 +182,33 @@ public struct Query<T> {
 
     // MARK: Member access
 
+    /// The query of property `name` (dotted for a nested key path) of what
+    /// this query reaches. A path that reaches a collection for the first
+    /// time records where that collection ends (``PredicateTree/KeyPath/collectionPrefix``),
+    /// which a subquery's `.count` splits the path at.
+    func member<V>(_ name: String, as _: V.Type) -> Query<V> {
+        var path = appending(name.split(separator: ".").map { .property(String($0)) })
+        if path.collectionPrefix == nil, V.self is any RealmCollection.Type || V.self is any RealmKeyedCollection.Type {
+            path.collectionPrefix = path.components.count
+        }
+        return Query<V>(.keyPath(path))
+    }
+
     /// A property of an object.
     public subscript<V>(dynamicMember keyPath: KeyPath<T, V>) -> Query<V> where T: Object {
-        Query<V>(.keyPath(appending(KeyPathTracer.name(of: keyPath).split(separator: ".").map { .property(String($0)) })))
+        member(KeyPathTracer.name(of: keyPath), as: V.self)
     }
 
     /// A property of an optional link.
     public subscript<W: Object, V>(dynamicMember keyPath: KeyPath<W, V>) -> Query<V> where T == W? {
-        Query<V>(.keyPath(appending(KeyPathTracer.name(of: keyPath).split(separator: ".").map { .property(String($0)) })))
+        member(KeyPathTracer.name(of: keyPath), as: V.self)
     }
 
     /// A property of the objects in a list, set or linking objects: a
     /// comparison on it matches when any element matches.
     public subscript<V>(dynamicMember keyPath: KeyPath<T.Element, V>) -> Query<V>
     where T: RealmCollection, T.Element: Object {
-        Query<V>(.keyPath(appending(KeyPathTracer.name(of: keyPath).split(separator: ".").map { .property(String($0)) })))
+        member(KeyPathTracer.name(of: keyPath), as: V.self)
     }
 }
 
@@ -341,13 +367,6 @@ extension Query {
     public subscript<V>(_ key: String) -> Query<V?> where T == Map<String, V> {
         Query<V?>(.keyPath(appending([.mapKey(key)])))
     }
-
-    /// The keys of a map.
-    public func keys<V>() -> Query<String> where T == Map<String, V> { Query<String>(.keyPath(appending([.keys]))) }
-
-    /// The values of a map.
-    public func values<V>() -> Query<V> where T == Map<String, V> { Query<V>(.keyPath(appending([.values]))) }
-
 }
 
 /// The operands of a flat `&&` or `||` chain of a typed query. The queries

@@ -99,6 +99,8 @@ public enum RealmMapChange<Collection: RealmKeyedCollection> {
 public protocol RealmKeyedCollection {
     /// The key type.
     associatedtype Key: MapKey
+    /// The value type.
+    associatedtype Value: RealmCollectionValue
 }
 
 extension Map: RealmKeyedCollection {}

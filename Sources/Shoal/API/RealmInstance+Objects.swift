@@ -17,7 +17,7 @@ extension RealmInstance {
             let info = ClassRegistry.info(for: type)
             let children = ClassRegistry.children(of: object)
             for (label, property) in info.legacyLinkingObjects {
-                (children.first { $0.label == label }?.value as? any LinkingObjectsDeclaration)?.bind(ref, property: property)
+                (children.first { $0.label == label }?.value as? any LegacyPropertyDeclaration)?.bind(ref, property: property)
             }
         }
         return object
@@ -193,8 +193,24 @@ extension RealmInstance {
                 if !isNew, update == .modified, try updateEmbeddedListInPlace(boxes[i], table: table, key: key, property: i) { continue }
                 boxes[i]?.copyCollection(to: ManagedSlot(ref: object.ref!, property: i))
             }
+            if plan.hasLegacyLinkingObjects { try bindLegacyProperties(of: object, tx) }
         } catch { shoalPrecondition(error) }
         return Link(table: table, key: key)
+    }
+
+    /// Binds the properties `object`, just added, declares without
+    /// `@Persisted` to it, first storing the value each `RealmProperty`
+    /// held unmanaged (its insert stored null).
+    private func bindLegacyProperties(of object: Object, _ tx: WriteTransaction) throws(ShoalError) {
+        guard let ref = object.ref else { return }
+        let children = ClassRegistry.children(of: object)
+        for (label, property) in ClassRegistry.info(for: Swift.type(of: object)).legacyLinkingObjects {
+            guard let declaration = children.first(where: { $0.label == label })?.value as? any LegacyPropertyDeclaration else { continue }
+            if let stored = declaration as? any RealmPropertyDeclaration {
+                try tx.set(ref.table, ref.key, property, stored.unmanagedStored(self))
+            }
+            declaration.bind(ref, property: property)
+        }
     }
 
     /// Inserts a new object, or with an update policy updates the one with

@@ -250,6 +250,12 @@ extension PredicateTree {
         @IgnoredByEquality var source: Range<Int>? = nil
         /// Where each component was written; empty, or one range per component.
         @IgnoredByEquality var componentSources: [Range<Int>] = []
+        /// How many leading components name the first collection the path
+        /// crosses, when the typed query builder made it (`$0.dogs.age` is
+        /// 1): where a typed subquery splits the path into its collection
+        /// and the part read from each element. `nil` from the other front
+        /// ends and for a path through no collection; the binder ignores it.
+        @IgnoredByEquality var collectionPrefix: Int? = nil
 
         /// The source range of component `index`, if known.
         func source(ofComponent index: Int) -> Range<Int>? {

@@ -9,8 +9,9 @@ struct ClassInfo: @unchecked Sendable {
     let schema: ObjectSchema
     /// The value each stored property has in a freshly created instance.
     let defaults: [Value]
-    /// Stored properties declared with `LinkingObjects(fromType:property:)`
-    /// (not `@Persisted`): accessors must bind them after creation.
+    /// Properties declared without `@Persisted`, with
+    /// `LinkingObjects(fromType:property:)` or `RealmProperty()`:
+    /// accessors must bind them after creation.
     let legacyLinkingObjects: [(label: String, property: Int)]
     /// For each property (by schema index), the byte offset of its
     /// `@Persisted` wrapper in an instance, whose first field is the
@@ -66,6 +67,10 @@ enum ClassRegistry {
                 properties.append(linking.property(named: label))
                 legacy.append((label, label))
                 if let target = linking.objectType { linked.append(target) }
+            } else if let declared = child.value as? any RealmPropertyDeclaration {
+                properties.append(declared.property(named: label))
+                defaults.append(declared.unmanagedStored(nil))
+                legacy.append((label, label))
             }
         }
         let schema = ObjectSchema(className: Object.className(of: type), properties: properties, isEmbedded: type is EmbeddedObject.Type)
@@ -234,11 +239,27 @@ protocol PersistedProperty {
     func writeManaged(_ value: Any, _ slot: ManagedSlot) -> Bool
 }
 
-/// Implemented by `LinkingObjects` declared with `LinkingObjects(fromType:property:)`.
-protocol LinkingObjectsDeclaration {
+/// A property declared without `@Persisted`, which accessors bind to their
+/// object after creation.
+protocol LegacyPropertyDeclaration {
     func property(named name: String) -> Property
     var objectType: Object.Type? { get }
     func bind(_ ref: ObjectRef, property: Int)
+}
+
+/// Implemented by `LinkingObjects` declared with `LinkingObjects(fromType:property:)`.
+protocol LinkingObjectsDeclaration: LegacyPropertyDeclaration {}
+
+/// Implemented by `RealmProperty`: a stored property that holds its
+/// unmanaged value itself.
+protocol RealmPropertyDeclaration: LegacyPropertyDeclaration {
+    /// The unmanaged value in stored form.
+    func unmanagedStored(_ realm: RealmInstance?) -> Value
+    /// The unmanaged value, boxed.
+    var unmanagedAny: Any { get }
+    /// Sets the unmanaged value from a dynamic one (`init(value:)`, the
+    /// by-name subscript), converted as for `property`.
+    func setUnmanaged(_ value: Any?, property: Property, className: String)
 }
 
 /// The unmanaged value boxes of one object, by schema index (see
@@ -256,7 +277,7 @@ struct UnmanagedBoxReader {
 
     subscript(index: Int) -> AnyUnmanagedBox? {
         switch source {
-        case .offsets(let offsets): ClassRegistry.box(at: offsets[index], in: object)
+        case .offsets(let offsets): offsets[index] < 0 ? nil : ClassRegistry.box(at: offsets[index], in: object)
         case .reflected(let boxes): boxes[index]
         }
     }
