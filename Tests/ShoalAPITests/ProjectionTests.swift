@@ -97,7 +97,7 @@ class KeyedPerson: Object {
     @Persisted var tags: List<String>
 }
 
-final class KeyedPersonProjection: Projection<KeyedPerson> {
+final class KeyedPersonProjection: Projection<KeyedPerson>, ObjectKeyIdentifiable {
     @Projected(\KeyedPerson.name) var displayName
     @Projected(\KeyedPerson.tags.count) var tagCount
 }
@@ -314,6 +314,21 @@ final class KeyedPersonProjection: Projection<KeyedPerson> {
         let sorted = realm.objects(KeyedPersonProjection.self).sorted(byKeyPath: "name", ascending: false)
         #expect(sorted.map(\.displayName) == ["Bob", "Ann"])
         #expect(realm.objects(KeyedPersonProjection.self).filter("id > 1").map(\.displayName) == ["Bob"])
+    }
+
+    @Test("an ObjectKeyIdentifiable projection's id is its object's, whichever projection reads it")
+    func projectionIdentifiers() {
+        let realm = realmWithTestPath()
+        try! realm.write {
+            realm.create(KeyedPerson.self, value: ["id": 1, "name": "Ann"])
+            realm.create(KeyedPerson.self, value: ["id": 2, "name": "Bob"])
+        }
+        let ann = realm.object(ofType: KeyedPersonProjection.self, forPrimaryKey: 1)!
+        let annAgain = realm.objects(KeyedPersonProjection.self).filter("id == 1").first!
+        let bob = realm.object(ofType: KeyedPersonProjection.self, forPrimaryKey: 2)!
+        #expect(ann.id == annAgain.id)
+        #expect(ann.id != bob.id)
+        #expect(realm.objects(KeyedPersonProjection.self).map(\.id) == [ann.id, bob.id])
     }
 
     // MARK: Key path names
