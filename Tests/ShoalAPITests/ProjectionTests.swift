@@ -602,6 +602,28 @@ final class KeyedPersonProjection: Projection<KeyedPerson>, ObjectKeyIdentifiabl
         token.invalidate()
     }
 
+    @Test("a projected collection freezes, thaws, crosses threads by reference and finds objects by predicate")
+    func projectedCollectionThreadConfinement() {
+        let realm = populatedRealm()
+        let names = realm.objects(PersonProjection.self).filter("lastName == 'Snow'").first!.firstFriendsName
+        let frozen = names.freeze()
+        #expect(!names.isFrozen && frozen.isFrozen && frozen.realm != nil && !frozen.isInvalidated)
+        try! realm.write { names[0] = "Dany" }
+        #expect(Array(frozen) == ["Daenerys"])
+        #expect(Array(frozen.thaw()!) == ["Dany"])
+        #expect(names.index(matching: NSPredicate(value: true)) == 0)
+        #expect(names.index(of: "Nobody") == nil)
+
+        let reference = ThreadSafeReference(to: names)
+        let configuration = self.configuration
+        nonisolated(unsafe) var resolved: [String] = []
+        dispatchSyncNewThread {
+            let realm = try! Realm(configuration: configuration)
+            resolved = Array(realm.resolve(reference)!)
+        }
+        #expect(resolved == ["Dany"])
+    }
+
     @Test func testObserveOnActor() async throws {
         let projection = simpleProjection()
         let recorder = ChangeRecorder()
