@@ -540,6 +540,27 @@ final class KeyedPersonProjection: Projection<KeyedPerson>, ObjectKeyIdentifiabl
         labelled.invalidate()
     }
 
+    @Test("a projection observed through a superclass-typed reference reports its own class's properties")
+    func observeThroughBaseClassReference() {
+        let realm = realmWithTestPath()
+        try! realm.write { realm.create(SimpleObject.self, value: [1, false]) }
+        let base: Projection<SimpleObject> = realm.objects(SimpleProjection.self).first!
+        var names: [[String]] = []
+        let token = base.observe { change in
+            if case .change(let projection, let properties) = change {
+                #expect(projection is SimpleProjection)
+                names.append(properties.map(\.name))
+            }
+        }
+        try! realm.write { base.rootObject.bool = true }   // not projected by SimpleProjection
+        realm.refresh()
+        try! realm.write { base.rootObject.int = 2 }
+        realm.refresh()
+        #expect(names == [["int"]])
+        #expect(base.description.contains("int(\\.int) = 2;"))
+        token.invalidate()
+    }
+
     @Test("deleting the projected object reports .deleted")
     func observeDeletion() {
         let realm = populatedRealm()

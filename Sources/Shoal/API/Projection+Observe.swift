@@ -38,7 +38,8 @@ extension ProjectionObservable {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
         _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken
     {
-        let schema = Self.schema
+        let projectionType = type(of: self)
+        let schema = projectionType.schema
         var selected = schema
         if let keyPaths, !keyPaths.isEmpty {
             selected = schema.filter { keyPaths.contains($0.origin) || keyPaths.contains($0.label) }
@@ -60,7 +61,7 @@ extension ProjectionObservable {
                 let changed = Set(changes.map(\.name))
                 let reported = filtering.filter { changed.contains(String($0.origin.prefix { $0 != "." })) }
                 guard !reported.isEmpty else { return }
-                let made = projection ?? Self(projecting: root)
+                let made = projection ?? projectionType.init(projecting: root)
                 projection = made
                 let previous = Self.previousRoot(changes, schema: rootSchema)
                 var properties: [PropertyChange] = []
@@ -83,7 +84,7 @@ extension ProjectionObservable {
     public func observe(keyPaths: [PartialKeyPath<Self>], on queue: DispatchQueue? = nil,
         _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken
     {
-        observe(keyPaths: keyPaths.map { Self.originNames(of: $0).joined(separator: ".") }, on: queue, block)
+        observe(keyPaths: keyPaths.map { type(of: self).originNames(of: $0).joined(separator: ".") }, on: queue, block)
     }
 
     /// Registers a block called on `actor` after every commit that changes
@@ -133,7 +134,7 @@ extension ProjectionObservable {
         _isolation: isolated (any Actor)? = #isolation,
         _ block: @Sendable @escaping (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken
     {
-        await observe(keyPaths: keyPaths.map { Self.originNames(of: $0).joined(separator: ".") }, on: actor, block)
+        await observe(keyPaths: keyPaths.map { type(of: self).originNames(of: $0).joined(separator: ".") }, on: actor, block)
     }
 
     /// An unmanaged root object holding the old values of the changed root
@@ -185,7 +186,7 @@ struct FrozenObjectChange<P: ProjectionObservable>: @unchecked Sendable {
 extension ProjectionObservable {
     /// A projection of the frozen root object.
     func frozenProjection() -> Self {
-        Self(projecting: (rootObject as Object).freeze() as! Root)
+        type(of: self).init(projecting: (rootObject as Object).freeze() as! Root)
     }
 }
 

@@ -119,7 +119,7 @@ open class Projection<Root: ObjectBase & RealmCollectionValue & ThreadConfined>:
     /// `@Projected` properties (once per class).
     public required init(projecting object: Root) {
         self.rootObject = object
-        if !ProjectionDiscovery.active { _ = Self.schema }
+        if !ProjectionDiscovery.active { _ = type(of: self).schema }
     }
 
     /// Whether both project the same object (see ``Object/isSameObject(as:)``).
@@ -143,7 +143,7 @@ open class Projection<Root: ObjectBase & RealmCollectionValue & ThreadConfined>:
     /// ```
     open var description: String {
         let address = Unmanaged.passUnretained(rootObject).toOpaque()
-        let lines = Self.schema.map { property -> String in
+        let lines = type(of: self).schema.map { property -> String in
             let value = rootObject[keyPath: property.keyPath].map { "\($0)" } ?? "nil"
             return "\t\(property.label)(\\.\(property.origin)) = \(value);"
         }
@@ -235,7 +235,9 @@ private let projectionSchemas = Locked([ObjectIdentifier: [ProjectionProperty]](
 extension ProjectionObservable {
     /// The `@Projected` properties, in declaration order (a superclass's first).
     static var schema: [ProjectionProperty] {
-        let id = ObjectIdentifier(Self.self)
+        // `self`, the metatype this is called on, is the projection's own
+        // class even where the caller's static type is a superclass.
+        let id = ObjectIdentifier(self)
         if let known = projectionSchemas.withLock({ $0[id] }) { return known }
         let found = discoverSchema()
         projectionSchemas.withLock { $0[id] = found }
@@ -245,7 +247,7 @@ extension ProjectionObservable {
     /// Reads the `@Projected` wrappers of a projection of a stand-in root
     /// object, and traces the root properties each key path reads.
     private static func discoverSchema() -> [ProjectionProperty] {
-        let prototype = ProjectionDiscovery.$active.withValue(true) { Self(projecting: Root.init(_shoalMetatype: ())) }
+        let prototype = ProjectionDiscovery.$active.withValue(true) { self.init(projecting: Root.init(_shoalMetatype: ())) }
         var mirrors: [Mirror] = []
         var mirror: Mirror? = Mirror(reflecting: prototype)
         while let current = mirror {
@@ -265,7 +267,7 @@ extension ProjectionObservable {
             guard !names.isEmpty else {
                 shoalPrecondition(ShoalError(.invalidKeyPath,
                     "@Projected property '\(label)' must be a part of Realm object: its key path reads no @Persisted property of '\(Root.className())'.",
-                    context: ["projection": "\(Self.self)", "property": String(label)]))
+                    context: ["projection": "\(self)", "property": String(label)]))
             }
             let origin = names.joined(separator: ".")
             properties.append(ProjectionProperty(label: String(label), keyPath: keyPath, origin: origin,
@@ -279,7 +281,7 @@ extension ProjectionObservable {
     static func originNames(of keyPath: AnyKeyPath) -> [String] {
         _ = schema
         return KeyPathTracer.names(on: Root.self) { root in
-            _ = Self(projecting: root as! Root)[keyPath: keyPath]
+            _ = self.init(projecting: root as! Root)[keyPath: keyPath]
         }
     }
 }
