@@ -54,14 +54,22 @@ final class KeyPathTracer: @unchecked Sendable {
     ///
     /// - Throws: `.invalidKeyPath` when the key path reads no `@Persisted` property.
     static func names(of keyPath: AnyKeyPath, on type: Object.Type) throws(ShoalError) -> [String] {
-        let tracer = KeyPathTracer()
-        let root = tracer.trace(type)
-        $current.withValue(tracer) { _ = root[keyPath: keyPath] }
-        guard !tracer.names.isEmpty else {
+        let names = names(on: type) { _ = $0[keyPath: keyPath] }
+        guard !names.isEmpty else {
             throw ShoalError(.invalidKeyPath,
                 "Key path \(keyPath) does not read a @Persisted property of '\(Object.className(of: type))'.",
                 context: ["class": Object.className(of: type)])
         }
+        return names
+    }
+
+    /// The property names `read` reads from the traced object of `type` it
+    /// is given (empty when it reads none). What `read` makes of the traced
+    /// object before reading (a projection of it) is traced too.
+    static func names(on type: Object.Type, reading read: (Object) -> Void) -> [String] {
+        let tracer = KeyPathTracer()
+        let root = tracer.trace(type)
+        $current.withValue(tracer) { read(root) }
         return tracer.names
     }
 }

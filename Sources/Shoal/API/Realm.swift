@@ -25,8 +25,10 @@ import Foundation
 /// - ``cancelWrite()``
 /// - ``create(_:value:update:)``
 /// ### Reading
-/// - ``objects(_:)``
-/// - ``object(ofType:forPrimaryKey:)``
+/// - ``objects(_:)-7rrk9``
+/// - ``objects(_:)-2shuk``
+/// - ``object(ofType:forPrimaryKey:)->Element?``
+/// - ``object(ofType:forPrimaryKey:)->P?``
 public struct Realm: @unchecked Sendable {
     // Safe because: live instances check their thread on every use
     // (`verifyThread`), and frozen instances are immutable.
