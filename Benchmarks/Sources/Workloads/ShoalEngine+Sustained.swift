@@ -99,7 +99,6 @@ final class ShoalSustained: SustainedStore {
                         recorder.initialArrived()
                     case .update(let sections, _, _, _, _, _):
                         recorder.saw(i, highest(sections.lazy.map { highest($0.lazy.map(\.age)) }))
-                    case .error(let error): fatalError("W12 Shoal \(observer): \(error)")
                     }
                 })
             case .asyncSequence(let owner):

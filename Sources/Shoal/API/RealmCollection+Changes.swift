@@ -53,9 +53,10 @@ public struct RealmCollectionChanges<Collection: RealmCollection>: AsyncSequence
         func take() -> RealmCollectionChange<Collection>? {
             guard let (frozen, delivery) = pulled.take() else { return nil }
             let collection = collection.rebound(to: frozen)
+            collection.adoptElements(of: delivery)
             switch delivery {
             case .initial: return .initial(collection)
-            case .collection(let c): return .update(collection, deletions: c.deletions, insertions: c.insertions, modifications: c.modifications)
+            case .collection(let c, _): return .update(collection, deletions: c.deletions, insertions: c.insertions, modifications: c.modifications)
             case .error(let error): return .error(error)
             case .object, .map: return nil
             }

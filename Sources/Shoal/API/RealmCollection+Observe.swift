@@ -50,7 +50,7 @@ extension RealmCollection {
         observeDeliveries(keyPaths: keyPaths, on: queue) { collection, delivery in
             switch delivery {
             case .initial: block(.initial(collection))
-            case .collection(let c): block(.update(collection, deletions: c.deletions, insertions: c.insertions, modifications: c.modifications))
+            case .collection(let c, _): block(.update(collection, deletions: c.deletions, insertions: c.insertions, modifications: c.modifications))
             case .error(let error): block(.error(error))
             case .object, .map: break
             }
@@ -72,7 +72,7 @@ extension RealmCollection {
         observeDeliveries(keyPaths: keyPaths, on: queue) { collection, delivery in
             switch delivery {
             case .initial: block(.initial(collection))
-            case .collection(let c): block(.update(collection, CollectionChangeSet(c)))
+            case .collection(let c, _): block(.update(collection, CollectionChangeSet(c)))
             case .error(let error): block(.error(error))
             case .object, .map: break
             }
@@ -98,7 +98,19 @@ extension RealmCollection {
         let filter = instance.modificationFilter(keyPaths, table: elementTable, unfiltered: .deep(elementTable == nil ? 0 : depth))
         return instance.observe(delivering: target, filter: filter,
             make: { snapshot, filter in NotifierFactory.collection(table: table, source: source, snapshot: snapshot, filter: filter) },
-            handler: { handle(collection, $0) })
+            handler: { delivery in
+                collection.adoptElements(of: delivery)
+                handle(collection, delivery)
+            })
+    }
+
+    /// Hands a delivery's elements to the collection (see
+    /// ``DeliveredElements``): read in the callback, it runs no query.
+    func adoptElements(of delivery: Delivery) {
+        switch delivery {
+        case .initial(let elements?), .collection(_, let elements?): impl.adoptDelivered(elements)
+        default: break
+        }
     }
 
     /// The same collection read through another instance of its store (a

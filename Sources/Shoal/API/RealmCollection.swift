@@ -49,6 +49,9 @@ protocol RealmCollectionImpl<Element>: RealmCollection {
     /// The same managed collection read through another instance of its
     /// store (queue-confined or frozen); unmanaged collections return themselves.
     func rebinding(to instance: RealmInstance) -> Self
+    /// Takes the elements a notifier delivered with a change, where the
+    /// collection would otherwise evaluate a query to read them.
+    func adoptDelivered(_ elements: DeliveredElements)
 }
 
 /// The public query, aggregate and key-value API is declared on the public
@@ -78,6 +81,10 @@ extension RealmCollectionImpl {
     /// The elements as values: collections other than ``Results`` hold
     /// them so.
     func storedObjectsOrValues() -> StoredElements { .values(storedElements()) }
+
+    /// Collections other than ``Results`` read their elements from the
+    /// snapshot: nothing to adopt.
+    func adoptDelivered(_ elements: DeliveredElements) {}
 
     /// The position of the first element: always 0.
     public var startIndex: Int { 0 }

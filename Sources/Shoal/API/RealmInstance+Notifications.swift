@@ -30,9 +30,9 @@ extension RealmInstance {
         let wake: (@Sendable () -> Void)?
         let box = InstanceBox(self)
         if let queue {
-            wake = { queue.async { box.value?.deliverNotifications() } }
+            wake = { queue.async { box.value?.deliverNotifications(waitingForLatest: false) } }
         } else if Thread.isMainThread {
-            wake = { DispatchQueue.main.async { box.value?.deliverNotifications() } }
+            wake = { DispatchQueue.main.async { box.value?.deliverNotifications(waitingForLatest: false) } }
         } else {
             wake = nil
         }
@@ -41,16 +41,28 @@ extension RealmInstance {
         return mailbox
     }
 
-    /// Waits for the notification engine to reach the latest published
-    /// version, moves there and runs the pending callbacks. Does nothing
-    /// inside a write transaction or inside a callback being delivered.
-    /// Returns whether the version changed.
+    /// Moves to the version the notification engine has processed and runs
+    /// the pending callbacks there. Does nothing inside a write transaction
+    /// or inside a callback being delivered. Returns whether the version
+    /// changed.
+    ///
+    /// - Parameter waitingForLatest: whether to wait first for the engine
+    ///   to process every published commit (`refresh()` and `beginWrite()`,
+    ///   which move to the latest version). A drain the engine woke does
+    ///   not: like Realm's notifiers, it delivers at the version the engine
+    ///   ran at, so that commits arriving meanwhile do not hold it back
+    ///   (under sustained writes the engine is always busy with the next
+    ///   ones). It waits only while the engine is behind this instance.
     @discardableResult
-    func deliverNotifications() -> Bool {
+    func deliverNotifications(waitingForLatest: Bool = true) -> Bool {
         guard !isFrozen, transaction == nil, !isDelivering, let mailbox, let tracker = coordinator.tracker else {
             return transaction == nil && !isFrozen ? advance(to: coordinator.latest) : false
         }
-        tracker.waitUntilProcessed(coordinator.latest.version)
+        if waitingForLatest {
+            tracker.waitUntilProcessed(coordinator.latest.version)
+        } else {
+            tracker.waitUntilProcessed(snapshotVersion, includingRegistrations: false)
+        }
         let (processed, deliveries) = tracker.takeDeliveries(mailbox)
         runWillDeliverHooks(deliveries)
         let advanced = advance(to: processed)

@@ -44,6 +44,8 @@ final class RealmInstance {
         get { visible.pointee }
         set { visible.pointee = newValue }
     }
+    /// The version of ``snapshot``, read in place.
+    var snapshotVersion: UInt64 { reading.pointee.version }
     private(set) var transaction: WriteTransaction? {
         didSet { readState.pointee.inWrite = transaction != nil }
     }

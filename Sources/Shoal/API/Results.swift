@@ -66,6 +66,14 @@ public struct Results<Element: RealmCollectionValue>: RealmCollectionImpl, @unch
         return cache.elements(for: instance.stateVersion) { source.evaluateElements(table: table, snapshot: instance.current) }
     }
 
+    /// Takes the elements a notifier delivered as the results' elements,
+    /// when the Realm shows exactly their version (outside a write): read
+    /// in the callback, the results then evaluate nothing.
+    func adoptDelivered(_ elements: DeliveredElements) {
+        guard generation == instance.generation, instance.transaction == nil, instance.snapshotVersion == elements.version else { return }
+        cache.adopt(elements, for: instance.stateVersion)
+    }
+
     /// Stops when used from the wrong thread or after the Realm was invalidated.
     private func checkUsable() {
         instance.verifyThread()
@@ -104,7 +112,8 @@ public struct Results<Element: RealmCollectionValue>: RealmCollectionImpl, @unch
     }
 }
 
-/// The evaluated elements of a `Results`, kept for one visible state.
+/// The evaluated elements of a `Results`, kept for one visible state, or
+/// the elements a notifier delivered for it (made the entry when first read).
 ///
 /// Guarded by a spin lock on one atomic flag rather than a ``Locked``: every
 /// `Results` (each `filter` and `sorted` makes one) has a cache, and an
@@ -122,17 +131,29 @@ final class ResultsCache: @unchecked Sendable {
     private var entry: Entry?
     /// A count made without the elements (``count(for:compute:)``), and its state.
     private var counted: (state: (UInt64, Int), count: Int)?
+    /// Elements a notifier delivered, and the state they are the elements at.
+    private var delivered: (state: (UInt64, Int), elements: DeliveredElements)?
+    /// How many times the elements or the count were computed (tests).
+    private(set) var evaluations = 0
+
+    /// Keeps `elements`, delivered by a notifier, as the elements at `state`.
+    func adopt(_ elements: DeliveredElements, for state: (UInt64, Int)) {
+        withEntry { _ in delivered = (state, elements) }
+    }
 
     func elements(for state: (UInt64, Int), compute: () -> StoredElements) -> StoredElements {
         entry(for: state, compute: compute).elements
     }
 
-    /// The number of elements at `state`: from the elements or a count
-    /// made at `state`, else from `compute`, whose count or elements are kept.
+    /// The number of elements at `state`: from the elements, delivered
+    /// elements or a count made at `state`, else from `compute`, whose
+    /// count or elements are kept.
     func count(for state: (UInt64, Int), compute: () -> ResultsSource.CountOrElements) -> Int {
         let known = withEntry { entry -> Int? in
             if let entry, entry.state == state { return entry.elements.count }
+            if let delivered, delivered.state == state { return delivered.elements.count }
             if let counted, counted.state == state { return counted.count }
+            evaluations += 1
             return nil
         }
         if let known { return known }
@@ -161,9 +182,19 @@ final class ResultsCache: @unchecked Sendable {
     }
 
     private func entry(for state: (UInt64, Int), compute: () -> StoredElements) -> Entry {
-        if let hit = withEntry({ $0 }), hit.state == state { return hit }
-        let made = Entry(state: state, elements: compute())
-        withEntry { $0 = made }
+        let (hit, adopted) = withEntry { entry -> (Entry?, DeliveredElements?) in
+            if let entry, entry.state == state { return (entry, nil) }
+            if let delivered, delivered.state == state { return (nil, delivered.elements) }
+            evaluations += 1
+            return (nil, nil)
+        }
+        if let hit { return hit }
+        let made = Entry(state: state, elements: adopted?.stored ?? compute())
+        withEntry {
+            $0 = made
+            // Made into the entry: the notifier's storage is no longer shared.
+            if adopted != nil { delivered = nil }
+        }
         return made
     }
 
@@ -171,5 +202,20 @@ final class ResultsCache: @unchecked Sendable {
         while !busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged { sched_yield() }
         defer { busy.store(false, ordering: .releasing) }
         return body(&entry)
+    }
+}
+
+extension DeliveredElements {
+    /// The elements in the form a `Results` keeps them (O(n), no query run).
+    var stored: StoredElements {
+        switch contents {
+        case .keys(let table, let ids):
+            var keys: [ObjectKey] = []
+            keys.reserveCapacity(ids.count)
+            for chunk in ids.chunks { for id in chunk { keys.append(ObjectKey(id)) } }
+            return .objects(table, keys)
+        case .values(let values):
+            return .values(values)
+        }
     }
 }

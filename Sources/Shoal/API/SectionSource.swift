@@ -118,7 +118,7 @@ final class SectionSource<Key: PersistableValue & Hashable, Element: RealmCollec
         switch delivery {
         case .initial?, .error?:
             base = recompute()
-        case .collection(let changes)?:
+        case .collection(let changes, _)?:
             guard var index = base else {
                 base = recompute()
                 break

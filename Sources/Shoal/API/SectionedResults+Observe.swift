@@ -43,7 +43,7 @@ extension SectionSource {
             kept.index = index
             target.seed(index)
             return .initial
-        case .collection(let changes):
+        case .collection(let changes, _):
             guard var index = kept.index else { return nil }
             // Hold the only reference, so that the runs change in place.
             kept.index = nil

@@ -139,6 +139,11 @@ final class RecomputingNotifier: OrderNotifier {
 
     override func element(at index: Int) -> Value { values[index] }
 
+    /// The elements the last evaluation gave.
+    override func deliveredElements(at version: UInt64) -> DeliveredElements? {
+        DeliveredElements(version: version, contents: .values(values))
+    }
+
     override func dependencies(schema: Schema) -> Dependencies {
         var d = Dependencies()
         var base = source

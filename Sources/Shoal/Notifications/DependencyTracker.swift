@@ -356,22 +356,29 @@ final class DependencyTracker: @unchecked Sendable {
         }
     }
 
-    /// Holds the worker back (for tests that build a backlog): nothing is
-    /// processed until ``resumeWorker()``. Waiting for the engine meanwhile blocks.
-    func suspendWorker() { worker.suspend() }
+    /// Holds the worker back (for tests that build a backlog): waits for
+    /// the work it is doing to end, then nothing is processed until
+    /// ``resumeWorker()``. Waiting for the engine meanwhile blocks.
+    func suspendWorker() {
+        worker.sync {}
+        worker.suspend()
+    }
 
     /// Lets the worker go on after ``suspendWorker()``.
     func resumeWorker() { worker.resume() }
 
     // MARK: Delivery
 
-    /// Waits until every registration is taken in and every commit up to
-    /// `version` is processed.
-    func waitUntilProcessed(_ version: UInt64) {
+    /// Waits until every commit up to `version` is processed and, with
+    /// `includingRegistrations`, until every registration is taken in and
+    /// the worker is idle.
+    func waitUntilProcessed(_ version: UInt64, includingRegistrations: Bool = true) {
         feedLock.lock()
         defer { feedLock.unlock() }
         guard feedState.active else { return }
-        while feedState.processed < version || !feedState.registrations.isEmpty || !feedState.removals.isEmpty || feedState.busy {
+        while feedState.processed < version
+            || (includingRegistrations && (!feedState.registrations.isEmpty || !feedState.removals.isEmpty || feedState.busy))
+        {
             if !feedState.scheduled {
                 feedState.scheduled = true
                 worker.async { self.run() }
@@ -427,7 +434,7 @@ final class DependencyTracker: @unchecked Sendable {
             // began are its first delivery.
             guard sub.notifier is ObjectNotifier else {
                 sub.pending = .none
-                return .initial
+                return .initial(sub.notifier?.deliveredElements(at: snapshot.version))
             }
         }
         return sub.takePending(at: snapshot)

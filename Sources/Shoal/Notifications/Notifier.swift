@@ -21,6 +21,38 @@ class Notifier {
     /// routing found for it (root objects, or the anchor object). Returns
     /// what the commit changed, or `nil` when nothing that it shows changed.
     func process(_ digest: ChangeDigest, candidates: Set<ObjectKey>) -> NotifierOutput? { fatalError("abstract") }
+
+    /// The observed collection's elements as the kept state holds them, for
+    /// a delivery at `version` (the version the engine has processed up
+    /// to, which the kept state reflects); `nil` where the collection reads
+    /// its elements without evaluating a query (objects, lists, sets, maps).
+    func deliveredElements(at version: UInt64) -> DeliveredElements? { nil }
+}
+
+/// A notifier's elements at the version a delivery is made at, handed to
+/// the delivered collection (as Realm's notifiers hand the results they
+/// ran over), so that reading it in the callback evaluates nothing.
+///
+/// Taking it copies no elements: the kept order's storage is shared until
+/// the notifier next changes it (one chunk copied then).
+struct DeliveredElements {
+    /// The version of the snapshot the elements are of.
+    let version: UInt64
+    let contents: Contents
+
+    enum Contents {
+        /// Objects of one table, by key, in the results' order.
+        case keys(TableKey, ChunkedArray<ElementID>)
+        /// Elements in stored form.
+        case values([Value])
+    }
+
+    var count: Int {
+        switch contents {
+        case .keys(_, let keys): keys.count
+        case .values(let values): values.count
+        }
+    }
 }
 
 /// How routing reaches a notifier.

@@ -79,6 +79,12 @@ final class ResultsNotifier: OrderNotifier {
 
     override func element(at index: Int) -> Value { .link(Link(table: table, key: ObjectKey(ids[index]))) }
 
+    /// The kept order: the results' objects, in the order evaluating the
+    /// query gives (sort keys, then table order).
+    override func deliveredElements(at version: UInt64) -> DeliveredElements? {
+        DeliveredElements(version: version, contents: .keys(table, ids))
+    }
+
     override func dependencies(schema: Schema) -> Dependencies {
         var d = Dependencies()
         if let boundPredicate { for path in DependencyCompiler.paths(of: boundPredicate, root: table, schema: schema) { d.add(path) } }

@@ -3,8 +3,10 @@ import Foundation
 /// What a subscription's callback receives, before the API layer wraps it
 /// in Realm's change types.
 enum Delivery {
-    case initial
-    case collection(IndexChanges)
+    /// The first delivery of a collection, with its elements.
+    case initial(DeliveredElements?)
+    /// A collection's changes since the last delivery, with its elements now.
+    case collection(IndexChanges, DeliveredElements?)
     case object(deleted: Bool, properties: [(property: Int, old: Value?, new: Value?)])
     case map(deletions: [String], insertions: [String], modifications: [String])
     case error(ShoalError)
@@ -163,7 +165,7 @@ final class Subscription: @unchecked Sendable {
         case .order(let change, let modified, _):
             var changes = OrderDiff.changes(change, modified: modified)
             if sectioning != nil { addSectioning(to: &changes, rekeyed: OrderDiff.changes(change, modified: rekeyed)) }
-            return changes.isEmpty ? nil : .collection(changes)
+            return changes.isEmpty ? nil : .collection(changes, notifier?.deliveredElements(at: snapshot.version))
         case .coalesced(let baseline, let touched, let modified, let replaced, _):
             guard let order = (notifier as? OrderNotifier)?.order else { return nil }
             // One pass over both orders serves the observer's modifications and the re-keying.
@@ -171,7 +173,7 @@ final class Subscription: @unchecked Sendable {
                 watched: modified.union(replaced).union(rekeyed), replaced: replaced)
             var changes = OrderDiff.changes(change, modified: modified)
             if sectioning != nil { addSectioning(to: &changes, rekeyed: OrderDiff.changes(change, modified: rekeyed)) }
-            return changes.isEmpty ? nil : .collection(changes)
+            return changes.isEmpty ? nil : .collection(changes, notifier?.deliveredElements(at: snapshot.version))
         case .object(let deleted, let properties, let old):
             if deleted { return .object(deleted: true, properties: []) }
             guard let link = (notifier as? ObjectNotifier)?.object, snapshot.isAlive(link.table, link.key) else { return nil }

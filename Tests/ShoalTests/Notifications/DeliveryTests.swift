@@ -181,6 +181,39 @@ import Testing
         token.invalidate()
     }
 
+    @Test("a queue's delivery runs at the version the engine processed, without waiting for commits it has not")
+    func queueDeliveryDoesNotWaitForLaterCommits() throws {
+        let realm = try makeRealm()
+        try realm.write { realm.create(Dog.self, value: ["id": 1, "age": 1]) }
+        let queue = DispatchQueue(label: "shoal.tests.queue-no-wait")
+        let ages = Locked<[[Int]]>([])
+        let arrived = DispatchSemaphore(value: 0)
+        let token = realm.objects(Dog.self).observe(on: queue) { (change: RealmCollectionChange<Results<Dog>>) in
+            switch change {
+            case .initial(let dogs), .update(let dogs, _, _, _): ages.withLock { $0.append(dogs.map(\.age)) }
+            case .error(let error): Issue.record("\(error)")
+            }
+            arrived.signal()
+        }
+        #expect(arrived.wait(timeout: .now() + 10) == .success)
+        let tracker = try #require(realm.instance.coordinator.tracker)
+        // The queue drains only once the engine has processed the next
+        // commit and a later one waits, unprocessed, behind the held worker.
+        let hold = DispatchSemaphore(value: 0)
+        queue.async { hold.wait() }
+        try realm.write { Fixture.dog(realm, 1).age = 2 }
+        tracker.waitUntilProcessed(realm.instance.snapshotVersion)
+        tracker.suspendWorker()
+        try realm.write { Fixture.dog(realm, 1).age = 3 }
+        hold.signal()
+        let delivered = arrived.wait(timeout: .now() + 5)
+        tracker.resumeWorker()
+        #expect(delivered == .success)
+        #expect(arrived.wait(timeout: .now() + 10) == .success)
+        #expect(ages.withLock { $0 } == [[1], [2], [3]])
+        token.invalidate()
+    }
+
     @Test("an object observed on a queue gets its changes there")
     func objectOnQueue() throws {
         let realm = try Fixture.dogs(1...1)
