@@ -47,15 +47,11 @@ extension RealmInstance {
     }
 
     /// Has ``runAsyncWrites()`` run soon where this instance can be used:
-    /// on its queue, or on the main queue for the main thread's instance.
+    /// on its queue or actor, or on the main queue for the main instance.
     /// Other threads run them at their next `refresh()`.
     func scheduleAsyncWrites() {
         let box = InstanceBox(self)
-        if let queue {
-            queue.async { box.value?.runAsyncWrites() }
-        } else if Thread.isMainThread {
-            DispatchQueue.main.async { box.value?.runAsyncWrites() }
-        }
+        scheduler?.run { box.value?.runAsyncWrites() }
     }
 }
 
