@@ -95,6 +95,18 @@ actor DogStore {
         return await dog.observe(keyPaths: typedKeyPaths, on: collector) { collector, change in collector.note(change) }
     }
 
+    /// Makes a dog and observes its `scores` map on `collector`.
+    func observeScores(_ id: Int, on collector: ChangeCollector) async throws -> NotificationToken {
+        let realm = realm!
+        let dog = try realm.write { realm.create(Dog.self, value: ["id": id]) }
+        return await dog.scores.observe(on: collector) { collector, change in collector.note(change) }
+    }
+
+    /// Observes all dogs on `collector` through typed key paths.
+    func observeDogs(typedKeyPaths: [PartialKeyPath<Dog>], on collector: ChangeCollector) async -> NotificationToken {
+        await realm!.objects(Dog.self).observe(keyPaths: typedKeyPaths, on: collector) { collector, change in collector.note(change) }
+    }
+
     func update(_ id: Int, _ body: @Sendable (Dog) -> Void) throws {
         let realm = realm!
         try realm.write { body(realm.object(ofType: Dog.self, forPrimaryKey: id)!) }
@@ -110,6 +122,23 @@ actor ChangeCollector {
         // The object is the collector's own Realm's: reading it here is legal.
         case .change(let dog, let properties): notes.append("\(dog.name) \(properties.map(\.name))")
         case .deleted: notes.append("deleted")
+        case .error(let error): notes.append("error \(error)")
+        }
+    }
+
+    func note(_ change: RealmMapChange<Map<String, Double>>) {
+        switch change {
+        // The map is the collector's own Realm's: reading it here is legal.
+        case .initial(let map): notes.append("initial \(map.count)")
+        case .update(let map, _, let insertions, _): notes.append("update \(insertions) \(map["a"] ?? 0)")
+        case .error(let error): notes.append("error \(error)")
+        }
+    }
+
+    func note(_ change: RealmCollectionChange<Results<Dog>>) {
+        switch change {
+        case .initial(let dogs): notes.append("initial \(dogs.count)")
+        case .update(let dogs, _, _, let modifications): notes.append("update \(dogs.count) \(modifications)")
         case .error(let error): notes.append("error \(error)")
         }
     }
@@ -204,6 +233,26 @@ func boundedWait(_isolation: isolated (any Actor)? = #isolation, _ condition: ()
         try await store.update(2) { $0.age = 3 }
         #expect(await typed.waitForNotes(1) == ["ignored [\"age\"]"])
         typedToken.invalidate()
+    }
+
+    @Test("a Map observed on an actor and a collection observed on an actor through typed key paths call the block there")
+    func mapAndTypedCollectionOnActor() async throws {
+        let store = DogStore()
+        try await store.open(Self.configuration())
+        let maps = ChangeCollector()
+        let mapToken = try await store.observeScores(1, on: maps)
+        #expect(await maps.waitForNotes(1) == ["initial 0"])
+        try await store.update(1) { $0.scores["a"] = 2.5 }
+        #expect(await maps.waitForNotes(2) == ["initial 0", "update [\"a\"] 2.5"])
+        mapToken.invalidate()
+
+        let dogs = ChangeCollector()
+        let dogsToken = await store.observeDogs(typedKeyPaths: [\Dog.name], on: dogs)
+        #expect(await dogs.waitForNotes(1) == ["initial 1"])
+        try await store.update(1) { $0.age = 4 }    // not a key path observed
+        try await store.update(1) { $0.name = "fido" }
+        #expect(await dogs.waitForNotes(2) == ["initial 1", "update 1 [0]"])
+        dogsToken.invalidate()
     }
 
     @Test("using an actor-confined Realm outside its actor stops")

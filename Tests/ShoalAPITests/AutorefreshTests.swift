@@ -18,8 +18,9 @@ import Testing
         return config
     }
 
-    /// Commits a dog from a fresh thread's Realm and resumes once it is
-    /// committed; the resumption is queued behind what the commit queued.
+    /// Commits a dog from a fresh thread's Realm, then lets the main queue
+    /// run what it holds (what the commit queued there included) before
+    /// resuming.
     static func commitElsewhere(_ config: Realm.Configuration, id: Int) async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
@@ -27,6 +28,11 @@ import Testing
                 try! other.write { other.create(Dog.self, value: ["id": id]) }
                 done.resume()
             }
+        }
+        // A continuation resumed before its task suspended goes on at once:
+        // a block queued now runs after everything the commit queued.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.main.async { done.resume() }
         }
     }
 
@@ -39,7 +45,6 @@ import Testing
         let dogs = realm.objects(Dog.self)
         #expect(dogs.count == 0)
         await Self.commitElsewhere(config, id: 1)
-        // The main actor resumed here after the refresh the commit queued on the main queue.
         #expect(dogs.count == 1)
         #expect(realm.object(ofType: Dog.self, forPrimaryKey: 1) != nil)
     }
@@ -77,26 +82,67 @@ import Testing
     }
 
     @MainActor
-    @Test("the main actor's Realm is used after awaits that resume it on other threads (the main queue's workers on Linux)")
-    func mainActorRealmAcrossThreads() async throws {
-        let config = Self.configuration()
-        let realm = try Realm(configuration: config)
+    @Test("the main actor's Realm is used after awaits, on whatever thread drains the main queue")
+    func mainActorRealmAcrossAwaits() async throws {
+        let realm = try Realm(configuration: Self.configuration())
         try realm.write { realm.create(Dog.self, value: ["id": 1]) }
         let dogs = realm.objects(Dog.self)
-        let opened = pthread_self()
-        var hopped = false
-        // Each await resumes on whatever thread drains the main queue next;
-        // a few hundred give every platform that hops a chance to.
-        for _ in 0..<300 where !hopped {
+        for round in 1...20 {
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 DispatchQueue.global().async { done.resume() }
             }
-            hopped = pthread_self() != opened
-            #expect(dogs.count == 1)
             try realm.write { realm.object(ofType: Dog.self, forPrimaryKey: 1)!.age += 1 }
+            #expect(dogs.first?.age == round)
         }
-        // Where the main actor runs on the main thread alone, there is no hop to make.
-        #expect(hopped || Thread.isMainThread)
-        #expect(realm.object(ofType: Dog.self, forPrimaryKey: 1)!.age > 0)
+    }
+
+    @Test("the main queue's Realm is used from main-queue blocks run on two different threads")
+    func mainQueueRealmOnTwoThreads() throws {
+        let config = Self.configuration()
+        // `DispatchQueue.main.sync` runs its block on the calling thread
+        // once the main queue is drained by worker threads (Swift Testing's
+        // async main calls dispatchMain() on Linux): main-queue code, so
+        // main-actor code, on two threads, as after an await that hops.
+        let state = MainQueueRealmHolder()
+        let opened = DispatchSemaphore(value: 0), used = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+        // The first thread outlives the second's block, so the two threads' identifiers differ.
+        Thread.detachNewThread {
+            DispatchQueue.main.sync { state.open(config) }
+            opened.signal()
+            _ = used.wait(timeout: .now() + 10)
+            finished.signal()
+        }
+        Thread.detachNewThread {
+            guard opened.wait(timeout: .now() + 10) == .success else { return }
+            DispatchQueue.main.sync { state.use() }
+            used.signal()
+        }
+        #expect(finished.wait(timeout: .now() + 10) == .success)
+        let (threads, counts) = DispatchQueue.main.sync { (state.threads, state.counts) }
+        #expect(counts == [1, 2])
+        // Where the main thread itself drains the main queue both blocks ran there.
+        #expect(Set(threads).count == 2 || threads == ["main", "main"])
+    }
+}
+
+/// A Realm opened and used in main-queue blocks, with the threads they ran on.
+final class MainQueueRealmHolder: @unchecked Sendable {
+    // Safe because: every member is used only inside main-queue blocks, which never overlap.
+    var realm: Realm?
+    var threads: [String] = []
+    var counts: [Int] = []
+
+    func open(_ config: Realm.Configuration) {
+        realm = try! Realm(configuration: config)
+        note()
+    }
+
+    func use() { note() }
+
+    private func note() {
+        let realm = realm!
+        try! realm.write { realm.create(Dog.self, value: ["id": counts.count + 1]) }
+        counts.append(realm.objects(Dog.self).count)
+        threads.append(Thread.isMainThread ? "main" : "\(pthread_self())")
     }
 }

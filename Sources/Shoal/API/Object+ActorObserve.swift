@@ -86,3 +86,56 @@ struct OnActor<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
 }
+
+extension Map {
+    /// Registers a block called on `actor` with the map's changes, the map
+    /// in each being the one in the actor's Realm.
+    ///
+    /// ```swift
+    /// let token = await dog.scores.observe(on: tracker) { tracker, change in tracker.apply(change) }
+    /// ```
+    ///
+    /// The map is handed to `actor` and resolved in the actor's Realm (see
+    /// ``Realm/init(configuration:actor:)``), where it is observed as
+    /// `observe(keyPaths:on:_:)` with a queue observes, `.initial` first.
+    /// Call it from the map's thread or actor; if the map's object is
+    /// deleted before the actor resolves it, the block is never called.
+    ///
+    /// - Parameters:
+    ///   - keyPaths: for a map of objects, the properties whose changes count.
+    ///   - actor: the actor to call `block` on.
+    ///   - block: called on `actor` with each change.
+    /// - Returns: a token to hold for as long as the block should be called.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+        _isolation: isolated (any Actor)? = #isolation,
+        _ block: @Sendable @escaping (isolated A, RealmMapChange<Map>) -> Void) async -> NotificationToken
+    where Key: SendableMetatype, Value: SendableMetatype {
+        guard let slot else {
+            shoalPrecondition(ShoalError(.unsupported, "Change notifications are only supported on managed collections."))
+        }
+        slot.ref.realm.checkObservable()
+        slot.ref.checkValid()
+        let reference = ThreadSafeReference(to: self)
+        let configuration = slot.ref.realm.configuration
+        let coordinator = slot.ref.realm.coordinator
+        return await observeResolved(reference, on: actor, configuration: configuration, coordinator: coordinator) { map in
+            map.observe(keyPaths: keyPaths) { change in
+                // Delivered on the actor, whose Realm the change's map belongs to.
+                let box = OnActor(change)
+                actor.assumeIsolated { actor in block(actor, box.value) }
+            }
+        }
+    }
+}
+
+extension RealmCollection where Element: Object {
+    /// Registers a block called on `actor` with the collection's changes,
+    /// filtered by typed key paths (`[\Dog.name, \Dog.owner?.name]`);
+    /// otherwise as the version with key-path names.
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Element>], on actor: A,
+        _isolation: isolated (any Actor)? = #isolation,
+        _ block: @Sendable @escaping (isolated A, RealmCollectionChange<Self>) -> Void) async -> NotificationToken
+    where Self: SendableMetatype {
+        await observe(keyPaths: keyPaths.map { KeyPathTracer.name(of: $0) }, on: actor, block)
+    }
+}

@@ -104,6 +104,7 @@ extension RealmCollection {
     ///   the actor, `observe(keyPaths:on:_:)` without a queue delivers
     ///   live collections on the actor).
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+        _isolation: isolated (any Actor)? = #isolation,
         _ block: @Sendable @escaping (isolated A, RealmCollectionChange<Self>) -> Void) async -> NotificationToken
     where Self: SendableMetatype {
         let sequence = changes(keyPaths: keyPaths)
