@@ -69,8 +69,9 @@ extension Realm {
     /// ```
     ///
     /// The block runs on the Realm's queue for a Realm opened with
-    /// ``init(configuration:queue:)`` and for the main thread's Realm (on the
-    /// main queue), and at the next ``refresh()`` on other threads, where
+    /// ``init(configuration:queue:)``, on the actor for one opened with
+    /// ``init(configuration:actor:)``, for the main thread's Realm on the
+    /// main queue, and at the next ``refresh()`` on other threads, where
     /// Shoal also delivers notifications. If the block cancels the write, it
     /// is not committed and `onComplete` is not called.
     ///
