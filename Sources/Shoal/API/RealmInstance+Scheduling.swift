@@ -104,6 +104,8 @@ extension RealmInstance {
     static func main(configuration: Realm.Configuration, coordinator: RealmCoordinator) -> RealmInstance {
         mainInstances.withLock { instances in
             if let existing = instances[coordinator.identifier]?.value { return existing }
+            // Stores come and go: entries of closed instances go when another opens.
+            instances = instances.filter { $0.value.value != nil }
             let instance = RealmInstance(configuration: configuration, coordinator: coordinator, snapshot: coordinator.latest,
                 frozen: false, confinement: .main)
             instances[coordinator.identifier] = InstanceBox(instance)
