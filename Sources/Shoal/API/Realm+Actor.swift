@@ -14,14 +14,19 @@ extension Realm {
     /// }
     /// ```
     ///
-    /// - Note: Differs from Realm: each call opens a new instance (Realm
-    ///   returns the actor's cached one), and its notifications are
-    ///   delivered at ``refresh()`` and ``beginWrite()``, as on a thread
-    ///   without a queue; `observe(on: actor)` delivers on any Realm.
-    public init<A: Actor>(configuration: Configuration = .defaultConfiguration, actor: isolated A) async throws {
+    /// The Realm runs its ``writeAsync(_:onComplete:)`` blocks, delivers
+    /// its notifications and refreshes itself after other threads' commits
+    /// (see ``autorefresh``) on the actor, as Realm does; calls for the
+    /// same store and actor share one instance. The main actor's Realm is
+    /// the main thread's.
+    ///
+    /// - Parameters:
+    ///   - configuration: the store to open.
+    ///   - actor: the actor to confine the Realm to; the caller need not be
+    ///     isolated to it, but only code isolated to it may use the Realm.
+    public init<A: Actor>(configuration: Configuration = .defaultConfiguration, actor: A) async throws {
         let coordinator = try RealmCoordinator.coordinator(for: configuration)
-        self.init(instance: RealmInstance(configuration: configuration, coordinator: coordinator, snapshot: coordinator.latest,
-            frozen: false, actor: actor))
+        self.init(instance: RealmInstance.confined(to: actor, configuration: configuration, coordinator: coordinator))
     }
 
     /// Runs `block` in a write transaction and commits it, returning what

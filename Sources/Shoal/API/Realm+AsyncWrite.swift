@@ -47,15 +47,11 @@ extension RealmInstance {
     }
 
     /// Has ``runAsyncWrites()`` run soon where this instance can be used:
-    /// on its queue, or on the main queue for the main thread's instance.
+    /// on its queue or actor, or on the main queue for the main instance.
     /// Other threads run them at their next `refresh()`.
     func scheduleAsyncWrites() {
         let box = InstanceBox(self)
-        if let queue {
-            queue.async { box.value?.runAsyncWrites() }
-        } else if Thread.isMainThread {
-            DispatchQueue.main.async { box.value?.runAsyncWrites() }
-        }
+        scheduler?.run { box.value?.runAsyncWrites() }
     }
 }
 
@@ -73,8 +69,9 @@ extension Realm {
     /// ```
     ///
     /// The block runs on the Realm's queue for a Realm opened with
-    /// ``init(configuration:queue:)`` and for the main thread's Realm (on the
-    /// main queue), and at the next ``refresh()`` on other threads, where
+    /// ``init(configuration:queue:)``, on the actor for one opened with
+    /// ``init(configuration:actor:)``, for the main thread's Realm on the
+    /// main queue, and at the next ``refresh()`` on other threads, where
     /// Shoal also delivers notifications. If the block cancels the write, it
     /// is not committed and `onComplete` is not called.
     ///

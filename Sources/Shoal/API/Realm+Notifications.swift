@@ -4,8 +4,10 @@ extension Realm {
         /// The Realm moved to a new version: its own commit, or others' at
         /// ``Realm/refresh()`` or ``Realm/beginWrite()``.
         case didChange
-        /// Realm sends this when a Realm without autorefresh falls behind.
-        /// Shoal never does: a live Realm advances at `refresh()` and `beginWrite()`.
+        /// Another thread committed while ``Realm/autorefresh`` is off: the
+        /// Realm stays at its version until ``Realm/refresh()``. Sent on the
+        /// Realm's queue or actor (the main queue for the main thread's
+        /// Realm), where it would have refreshed.
         case refreshRequired
     }
 
@@ -18,7 +20,8 @@ extension Realm {
     /// ```
     ///
     /// It runs synchronously at the end of this Realm's own commits, and at
-    /// `refresh()` or `beginWrite()` for commits made elsewhere. A write
+    /// `refresh()`, `beginWrite()` or an automatic refresh (see
+    /// ``autorefresh``) for commits made elsewhere. A write
     /// transaction that changes nothing commits no version and calls nobody.
     ///
     /// - Note: Differs from Realm: an empty write notifies nobody.

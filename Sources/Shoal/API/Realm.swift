@@ -73,15 +73,32 @@ public struct Realm: @unchecked Sendable {
         return instance.current.tables.allSatisfy { $0.count == 0 }
     }
 
-    /// Whether to advance to the latest version automatically.
+    /// Whether to advance to the latest version automatically after other
+    /// threads commit; `true` by default (`false` for a frozen Realm).
     ///
-    /// - Note: Differs from Realm: Shoal has no run loop to advance on; a
-    ///   live Realm advances on ``refresh()`` and ``beginWrite()`` (and
-    ///   ``write(_:)``), and always shows its own commits at once.
+    /// ```swift
+    /// let realm = try Realm()          // on the main thread
+    /// realm.autorefresh = false        // keep showing this version until refresh()
+    /// ```
+    ///
+    /// A Realm that has somewhere to run later advances there soon after
+    /// each commit: the main thread's Realm on the main queue (when the
+    /// program runs `RunLoop.main` or `dispatchMain()`, as an app or an
+    /// `async` main does), a Realm opened with ``init(configuration:queue:)``
+    /// on its queue, and an actor's Realm on its actor. A Realm of another
+    /// thread advances at ``refresh()`` and ``beginWrite()``, as in Realm,
+    /// where such a thread has no run loop. With `autorefresh` off the Realm
+    /// stays where it is (its `observe` blocks are told `.refreshRequired`)
+    /// until ``refresh()``, a write, or the delivery of a notification,
+    /// which moves it to the version the notification describes. A Realm
+    /// always shows its own commits at once.
     public var autorefresh: Bool {
-        get { !instance.isFrozen }
+        get { !instance.isFrozen && instance.autorefresh }
         nonmutating set {
             if newValue && instance.isFrozen { shoalPrecondition(ShoalError(.writeOnFrozenRealm, "Auto-refresh cannot be enabled for frozen Realms.")) }
+            if instance.isFrozen { return }
+            instance.verifyThread()
+            instance.autorefresh = newValue
         }
     }
 

@@ -100,9 +100,12 @@ extension RealmCollection {
     /// Call it from the collection's thread or actor before it suspends.
     ///
     /// - Note: Differs from Realm: the collection in each change is frozen
-    ///   at the version the change describes (Shoal has no actor-confined
-    ///   Realms yet); thaw it on the actor's thread if you need it live.
+    ///   at the version the change describes, not one of the actor's Realm;
+    ///   thaw it on the actor if you need it live (in a Realm confined to
+    ///   the actor, `observe(keyPaths:on:_:)` without a queue delivers
+    ///   live collections on the actor).
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+        _isolation: isolated (any Actor)? = #isolation,
         _ block: @Sendable @escaping (isolated A, RealmCollectionChange<Self>) -> Void) async -> NotificationToken
     where Self: SendableMetatype {
         let sequence = changes(keyPaths: keyPaths)

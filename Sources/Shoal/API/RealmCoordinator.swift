@@ -42,6 +42,9 @@ final class RealmCoordinator: @unchecked Sendable {
         var tracker: DependencyTracker?
         /// The Swift classes bound to tables so far.
         var catalog: Catalog
+        /// Called after every published commit: the instances that refresh
+        /// themselves on their queue or actor (autorefresh), by their handle.
+        var commitListeners: [ObjectIdentifier: @Sendable () -> Void] = [:]
     }
 
     private static let registry = Locked<[String: WeakCoordinator]>([:])
@@ -190,6 +193,7 @@ final class RealmCoordinator: @unchecked Sendable {
             }
             writeLock.signal()
             tracker?.publish(upTo: next.version)
+            tellCommitListeners()
             return next
         }
         let receipt: LogWriter.Receipt
@@ -210,6 +214,7 @@ final class RealmCoordinator: @unchecked Sendable {
             return $0.tracker
         }
         tracker?.publish(upTo: next.version)
+        tellCommitListeners()
         compactor?.commitDidFinish()
         return next
     }
@@ -217,6 +222,23 @@ final class RealmCoordinator: @unchecked Sendable {
     private func commitFailed(_ error: ShoalError) -> ShoalError {
         ShoalError(.commitFailed, "The transaction could not be committed to '\(identifier)': \(error.message)",
             context: error.context, underlying: error)
+    }
+
+    /// Calls the commit listeners, outside the state lock.
+    private func tellCommitListeners() {
+        let listeners = state.withLock { $0.commitListeners.isEmpty ? [] : Array($0.commitListeners.values) }
+        for listener in listeners { listener() }
+    }
+
+    /// Has `listener` called after every commit published from now on, until
+    /// ``removeCommitListener(_:)`` with the same `id`.
+    func addCommitListener(_ id: ObjectIdentifier, _ listener: @escaping @Sendable () -> Void) {
+        state.withLock { $0.commitListeners[id] = listener }
+    }
+
+    /// Stops calling the listener added under `id`.
+    func removeCommitListener(_ id: ObjectIdentifier) {
+        state.withLock { _ = $0.commitListeners.removeValue(forKey: id) }
     }
 
     /// Releases the write lock without publishing anything.

@@ -21,20 +21,17 @@ final class QueueToken: Sendable {
 extension RealmInstance {
     // MARK: Delivery
 
-    /// The instance's mailbox, made at the first observation. A main-thread
+    /// The instance's mailbox, made at the first observation. The main
     /// instance's changes are also delivered on the main queue (run by
-    /// `RunLoop.main` and `dispatchMain()`); a queue-confined instance's on
-    /// its queue; other threads deliver at `refresh()` and `beginWrite()`.
+    /// `RunLoop.main` and `dispatchMain()`), a queue-confined instance's on
+    /// its queue and an actor-confined one's on its actor, as soon as the
+    /// engine has them; other threads deliver at `refresh()` and `beginWrite()`.
     func ensureMailbox() -> Mailbox {
         if let mailbox { return mailbox }
-        let wake: (@Sendable () -> Void)?
         let box = InstanceBox(self)
-        if let queue {
-            wake = { queue.async { box.value?.deliverNotifications(waitingForLatest: false) } }
-        } else if Thread.isMainThread {
-            wake = { DispatchQueue.main.async { box.value?.deliverNotifications(waitingForLatest: false) } }
-        } else {
-            wake = nil
+        var wake: (@Sendable () -> Void)?
+        if let scheduler {
+            wake = { scheduler.run { _ = box.value?.deliverNotifications(waitingForLatest: false) } }
         }
         let mailbox = Mailbox(wake: wake)
         self.mailbox = mailbox
@@ -83,13 +80,15 @@ extension RealmInstance {
 
     private static let queueInstances = Locked<[String: InstanceBox]>([:])
 
-    /// The instance confined to `queue` for a store, made on first use.
+    /// The instance confined to `queue` for a store, made on first use; the
+    /// main queue's is the main instance.
     static func confined(to queue: DispatchQueue, configuration: Realm.Configuration, coordinator: RealmCoordinator) -> RealmInstance {
+        if MainConfinement.isMain(queue) { return main(configuration: configuration, coordinator: coordinator) }
         let key = "\(coordinator.identifier)\u{0}\(ObjectIdentifier(QueueToken.of(queue)))"
         return queueInstances.withLock { instances in
             if let existing = instances[key]?.value { return existing }
             let instance = RealmInstance(configuration: configuration, coordinator: coordinator, snapshot: coordinator.latest,
-                frozen: false, queue: queue)
+                frozen: false, confinement: .queue(queue))
             instances[key] = InstanceBox(instance)
             return instance
         }

@@ -11,21 +11,40 @@ import Foundation
 ///
 /// Live instances are confined to the thread that opened them and cached per
 /// thread, so two `Realm(configuration:)` calls on one thread share one
-/// instance, as in Realm. Frozen instances pin one immutable snapshot and may
+/// instance, as in Realm; the main thread and the main queue share one
+/// (the main actor runs there, on whatever thread drains the queue), and
+/// queue- and actor-confined instances are cached per queue or actor. Frozen instances pin one immutable snapshot and may
 /// be used from any thread.
 final class RealmInstance {
     let configuration: Realm.Configuration
     let coordinator: RealmCoordinator
     let isFrozen: Bool
     private let thread: pthread_t
-    /// Whether this instance is confined to ``thread`` alone (not frozen,
-    /// and neither queue- nor actor-confined): the check every read makes first.
+    /// Whether the calling thread being ``thread`` is enough to use this
+    /// instance (thread-confined, or the main instance opened on the main
+    /// thread): the check every read makes first.
     private let isThreadConfined: Bool
-    /// The serial queue a queue-confined instance belongs to (`observe(on:)`).
-    let queue: DispatchQueue?
+    /// Where this instance may be used besides ``thread``.
+    private let confinement: Confinement
+    /// Where this instance runs work later (deliveries, `writeAsync`,
+    /// autorefresh); `nil` for a thread-confined or frozen instance.
+    let scheduler: InstanceScheduler?
     private let queueToken: QueueToken?
-    /// The actor an actor-confined instance belongs to (`Realm(configuration:actor:)`).
-    let actor: (any Actor)?
+    /// Whether to move to the latest version after others' commits, on
+    /// ``scheduler`` (`Realm.autorefresh`).
+    var autorefresh = true
+
+    /// Where a live instance may be used.
+    enum Confinement {
+        /// The thread that opened it (or any thread, for a frozen instance).
+        case thread
+        /// The main thread and main-queue blocks (see ``MainConfinement``).
+        case main
+        /// Blocks of a serial queue (`Realm(configuration:queue:)`, `observe(on:)`).
+        case queue(DispatchQueue)
+        /// Code isolated to an actor, on whatever thread it runs (`Realm(configuration:actor:)`).
+        case actor(any Actor)
+    }
     /// Deliveries for observations made through this instance (made at the first one).
     var mailbox: Mailbox?
     /// `Realm.observe` blocks, by id.
@@ -100,7 +119,7 @@ final class RealmInstance {
     }
 
     init(configuration: Realm.Configuration, coordinator: RealmCoordinator, snapshot: Snapshot, frozen: Bool,
-        queue: DispatchQueue? = nil, actor: (any Actor)? = nil)
+        confinement: Confinement = .thread)
     {
         self.configuration = configuration
         self.coordinator = coordinator
@@ -110,15 +129,35 @@ final class RealmInstance {
         readState.initialize(to: ReadState())
         self.isFrozen = frozen
         self.thread = pthread_self()
-        self.queue = queue
-        self.queueToken = queue.map(QueueToken.of)
-        self.actor = actor
-        self.isThreadConfined = queue == nil && actor == nil && !frozen
+        self.confinement = frozen ? .thread : confinement
+        switch self.confinement {
+        case .thread:
+            scheduler = nil
+            queueToken = nil
+            isThreadConfined = !frozen
+        case .main:
+            scheduler = .main
+            queueToken = MainConfinement.token
+            isThreadConfined = Thread.isMainThread
+        case .queue(let queue):
+            scheduler = .queue(queue)
+            queueToken = QueueToken.of(queue)
+            isThreadConfined = false
+        case .actor(let actor):
+            scheduler = .actor(actor)
+            queueToken = nil
+            isThreadConfined = false
+        }
         self.catalog = coordinator.catalog
         handle.attach(self)
+        if let scheduler {
+            let wake = AutorefreshWake(self, scheduler: scheduler)
+            coordinator.addCommitListener(ObjectIdentifier(handle)) { wake.fire() }
+        }
     }
 
     deinit {
+        if scheduler != nil { coordinator.removeCommitListener(ObjectIdentifier(handle)) }
         handle.detach()
         visible.deinitialize(count: 1)
         visible.deallocate()
@@ -228,21 +267,24 @@ final class RealmInstance {
     /// and for a thread-confined instance used from another thread.
     @inline(never)
     private func verifyThreadOtherwise() {
-        if actor == nil && queueToken == nil {
+        switch confinement {
+        case .thread:
             // Frozen, or thread-confined and on another thread: the inline
             // check already compared the threads.
             if isFrozen { return }
             shoalPrecondition(ShoalError(.wrongThread, "Realm accessed from incorrect thread.",
                 context: ["path": coordinator.identifier]))
-        }
-        if let actor {
+        case .main:
+            if Thread.isMainThread || DispatchQueue.getSpecific(key: QueueToken.key) === queueToken { return }
+            shoalPrecondition(ShoalError(.wrongThread,
+                "Realm accessed from incorrect thread: it was opened on the main thread or main actor.",
+                context: ["path": coordinator.identifier]))
+        case .actor(let actor):
             actor.preconditionIsolated("Realm accessed from incorrect thread: it is confined to an actor.")
-            return
-        }
-        if let queueToken {
+        case .queue(let queue):
             if DispatchQueue.getSpecific(key: QueueToken.key) !== queueToken {
                 shoalPrecondition(ShoalError(.wrongThread, "Realm accessed from incorrect thread.",
-                    context: ["path": coordinator.identifier, "queue": queue?.label ?? ""]))
+                    context: ["path": coordinator.identifier, "queue": queue.label]))
             }
         }
     }
@@ -380,8 +422,10 @@ final class RealmInstance {
 
     private static let cacheKey = "io.shoal.realm-instances"
 
-    /// The live instance for `coordinator` on the calling thread, created if needed.
+    /// The live instance for `coordinator` on the calling thread, created if
+    /// needed: the main instance on the main thread or main queue.
     static func live(configuration: Realm.Configuration, coordinator: RealmCoordinator) -> RealmInstance {
+        if MainConfinement.isCurrent { return main(configuration: configuration, coordinator: coordinator) }
         let dictionary = Thread.current.threadDictionary
         let cache: Cache
         if let existing = dictionary[cacheKey] as? Cache {

@@ -1,0 +1,141 @@
+extension Object {
+    /// Registers a block called on `actor` after every commit that changes
+    /// the object or deletes it, with the object as the actor's Realm sees it.
+    ///
+    /// ```swift
+    /// actor Tracker {
+    ///     var names: [String] = []
+    ///     func note(_ change: ObjectChange<Dog>) {
+    ///         if case .change(let dog, _) = change { names.append(dog.name) }
+    ///     }
+    /// }
+    /// let tracker = Tracker()
+    /// let token = await dog.observe(keyPaths: ["name"], on: tracker) { tracker, change in
+    ///     tracker.note(change)
+    /// }
+    /// ```
+    ///
+    /// The object is handed to `actor` and resolved in the actor's Realm
+    /// (see ``Realm/init(configuration:actor:)``), where the observation is
+    /// made; each change's object belongs to that Realm and may be used on
+    /// the actor. Key paths filter as in `observe(keyPaths:on:_:)` with a queue,
+    /// and there is no initial callback. If the object is deleted before
+    /// the actor resolves it, the block is never called.
+    ///
+    /// Call it from the object's thread or actor; observing an unmanaged,
+    /// frozen or deleted object stops with Realm's message.
+    ///
+    /// - Parameters:
+    ///   - keyPaths: the properties whose changes count; `nil` or empty for all.
+    ///   - actor: the actor to call `block` on.
+    ///   - block: called on `actor` with each change; `T` is the object's class.
+    /// - Returns: a token to hold for as long as the block should be called.
+    public func observe<A: Actor, T: Object>(keyPaths: [String]? = nil, on actor: A,
+        _isolation: isolated (any Actor)? = #isolation,
+        _ block: @Sendable @escaping (isolated A, ObjectChange<T>) -> Void) async -> NotificationToken
+    {
+        guard let ref else {
+            shoalPrecondition(ShoalError(.unsupported, "Only objects which are managed by a Realm support change notifications"))
+        }
+        ref.realm.checkObservable()
+        guard ref.isValid else {
+            shoalPrecondition(ShoalError(.objectInvalidated,
+                "Accessing object of type \(ref.realm.schema[ref.table].className) which has been invalidated or deleted"))
+        }
+        let reference = ThreadSafeReference<Object>(to: self)
+        let configuration = ref.realm.configuration
+        let coordinator = ref.realm.coordinator
+        return await observeResolved(reference, on: actor, configuration: configuration, coordinator: coordinator) { object in
+            object.observe(keyPaths: keyPaths) { (change: ObjectChange<T>) in
+                // Delivered on the actor, whose Realm the change's object belongs to.
+                let box = OnActor(change)
+                actor.assumeIsolated { actor in block(actor, box.value) }
+            }
+        }
+    }
+
+    /// Registers a block called on `actor` for changes of the properties
+    /// typed key paths read (`[\Dog.name, \Dog.owner?.name]`); otherwise as
+    /// the version with key-path names.
+    public func observe<A: Actor, T: Object>(keyPaths: [PartialKeyPath<T>], on actor: A,
+        _isolation: isolated (any Actor)? = #isolation,
+        _ block: @Sendable @escaping (isolated A, ObjectChange<T>) -> Void) async -> NotificationToken
+    {
+        await observe(keyPaths: keyPaths.map { KeyPathTracer.name(of: $0) }, on: actor, block)
+    }
+}
+
+/// Resolves `reference` in `actor`'s Realm and registers an observation
+/// there with `register`; a reference that no longer resolves (its value was
+/// deleted) gives a token that observes nothing.
+func observeResolved<A: Actor, V: ThreadConfined>(_ reference: ThreadSafeReference<V>, on actor: isolated A,
+    configuration: Realm.Configuration, coordinator: RealmCoordinator,
+    _ register: @Sendable (V) -> NotificationToken) -> NotificationToken
+{
+    let realm = Realm(instance: RealmInstance.confined(to: actor, configuration: configuration, coordinator: coordinator))
+    guard let value = realm.resolve(reference) else {
+        return NotificationToken(storeIdentifier: coordinator.identifier, subscriptionID: nil) {}
+    }
+    return register(value)
+}
+
+/// A value handed to the actor it already belongs to, inside a delivery
+/// that runs on that actor.
+struct OnActor<Value>: @unchecked Sendable {
+    // Safe because: made and used in one synchronous delivery on the actor.
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+extension Map {
+    /// Registers a block called on `actor` with the map's changes, the map
+    /// in each being the one in the actor's Realm.
+    ///
+    /// ```swift
+    /// let token = await dog.scores.observe(on: tracker) { tracker, change in tracker.apply(change) }
+    /// ```
+    ///
+    /// The map is handed to `actor` and resolved in the actor's Realm (see
+    /// ``Realm/init(configuration:actor:)``), where it is observed as
+    /// `observe(keyPaths:on:_:)` with a queue observes, `.initial` first.
+    /// Call it from the map's thread or actor; if the map's object is
+    /// deleted before the actor resolves it, the block is never called.
+    ///
+    /// - Parameters:
+    ///   - keyPaths: for a map of objects, the properties whose changes count.
+    ///   - actor: the actor to call `block` on.
+    ///   - block: called on `actor` with each change.
+    /// - Returns: a token to hold for as long as the block should be called.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+        _isolation: isolated (any Actor)? = #isolation,
+        _ block: @Sendable @escaping (isolated A, RealmMapChange<Map>) -> Void) async -> NotificationToken
+    where Key: SendableMetatype, Value: SendableMetatype {
+        guard let slot else {
+            shoalPrecondition(ShoalError(.unsupported, "Change notifications are only supported on managed collections."))
+        }
+        slot.ref.realm.checkObservable()
+        slot.ref.checkValid()
+        let reference = ThreadSafeReference(to: self)
+        let configuration = slot.ref.realm.configuration
+        let coordinator = slot.ref.realm.coordinator
+        return await observeResolved(reference, on: actor, configuration: configuration, coordinator: coordinator) { map in
+            map.observe(keyPaths: keyPaths) { change in
+                // Delivered on the actor, whose Realm the change's map belongs to.
+                let box = OnActor(change)
+                actor.assumeIsolated { actor in block(actor, box.value) }
+            }
+        }
+    }
+}
+
+extension RealmCollection where Element: Object {
+    /// Registers a block called on `actor` with the collection's changes,
+    /// filtered by typed key paths (`[\Dog.name, \Dog.owner?.name]`);
+    /// otherwise as the version with key-path names.
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Element>], on actor: A,
+        _isolation: isolated (any Actor)? = #isolation,
+        _ block: @Sendable @escaping (isolated A, RealmCollectionChange<Self>) -> Void) async -> NotificationToken
+    where Self: SendableMetatype {
+        await observe(keyPaths: keyPaths.map { KeyPathTracer.name(of: $0) }, on: actor, block)
+    }
+}
