@@ -6,7 +6,7 @@ import Testing
 /// A child process commits until it is killed with SIGKILL at a random
 /// moment; reopening must find every transaction `write` returned from
 /// (durable policy) and exactly the state of some committed version.
-@Suite(.serialized) struct CrashTests {
+@Suite struct CrashTests {
     static var workerURL: URL {
         let candidates = [
             Bundle.main.bundleURL.appendingPathComponent("ShoalCrashWorker"),
