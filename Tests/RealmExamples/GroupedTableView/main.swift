@@ -22,7 +22,7 @@ class DemoObject: Object {
     }
 }
 
-class TableViewController: TableViewDataSource {
+class TableViewController: TableViewDataSource, ExampleTableController {
     let tableView = UITableView()
     var notificationToken: NotificationToken?
     var realm: Realm!
@@ -121,17 +121,7 @@ func randomName() -> String {
 _ = try! Realm.deleteFiles(for: Realm.Configuration.defaultConfiguration)
 
 let controller = TableViewController()
-controller.viewDidLoad()
-runMainLoop { controller.updates == 1 }
-print("tap +")
-controller.add()
-runMainLoop { controller.updates == 2 }
-print("tap BG Add")
-controller.backgroundAdd()
-runMainLoop { controller.updates == 3 }
-print("swipe to delete the first row")
-controller.tableView(controller.tableView, commitDeleteForRowAt: IndexPath(row: 0, section: 0))
-runMainLoop { controller.updates == 4 }
+playTaps(on: controller)
 let titles = controller.sectionIndexTitles(for: controller.tableView) ?? []
 print("\(controller.sectionedResults.map(\.count).reduce(0, +)) rows in sections titled by their first letter: "
     + "\(titles == titles.sorted() && controller.sectionedResults.allSatisfy { section in section.allSatisfy { $0.firstLetter == section.key } })")

@@ -144,3 +144,37 @@ extension IndexPath {
     /// UIKit's row in the section: the second index.
     public var row: Int { self[1] }
 }
+
+/// An example's table view controller as the program drives it: loaded,
+/// then tapped and swiped as a user would.
+public protocol ExampleTableController: TableViewDataSource {
+    /// The controller's table view.
+    var tableView: UITableView { get }
+    /// How many notifications the controller's observer has handled.
+    var updates: Int { get }
+    /// Sets up the controller and its observation (UIKit's `viewDidLoad`).
+    func viewDidLoad()
+    /// The "+" button: adds an object on the main thread.
+    func add()
+    /// The "BG Add" button: adds objects on a background thread.
+    func backgroundAdd()
+    /// Swipe to delete: deletes the object shown at `indexPath`.
+    func tableView(_ tableView: UITableView, commitDeleteForRowAt indexPath: IndexPath)
+}
+
+/// Loads `controller`, then taps "+", taps "BG Add" and deletes the first
+/// row, printing each step and running the main loop until the controller's
+/// observer has handled the change it makes.
+public func playTaps(on controller: some ExampleTableController) {
+    controller.viewDidLoad()
+    runMainLoop { controller.updates == 1 }
+    print("tap +")
+    controller.add()
+    runMainLoop { controller.updates == 2 }
+    print("tap BG Add")
+    controller.backgroundAdd()
+    runMainLoop { controller.updates == 3 }
+    print("swipe to delete the first row")
+    controller.tableView(controller.tableView, commitDeleteForRowAt: IndexPath(row: 0, section: 0))
+    runMainLoop { controller.updates == 4 }
+}

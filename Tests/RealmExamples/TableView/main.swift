@@ -13,7 +13,7 @@ class DemoObject: Object {
     @Persisted var date: Date
 }
 
-class TableViewController: TableViewDataSource {
+class TableViewController: TableViewDataSource, ExampleTableController {
     let tableView = UITableView()
     let realm = try! Realm()
     let results = try! Realm().objects(DemoObject.self).sorted(byKeyPath: "date")
@@ -96,15 +96,5 @@ class TableViewController: TableViewDataSource {
 _ = try! Realm.deleteFiles(for: Realm.Configuration.defaultConfiguration)
 
 let controller = TableViewController()
-controller.viewDidLoad()
-runMainLoop { controller.updates == 1 }
-print("tap +")
-controller.add()
-runMainLoop { controller.updates == 2 }
-print("tap BG Add")
-controller.backgroundAdd()
-runMainLoop { controller.updates == 3 }
-print("swipe to delete the first row")
-controller.tableView(controller.tableView, commitDeleteForRowAt: IndexPath(row: 0, section: 0))
-runMainLoop { controller.updates == 4 }
+playTaps(on: controller)
 print("\(controller.results.count) rows, sorted by date: \(controller.results.map(\.date) == controller.results.map(\.date).sorted())")
