@@ -98,11 +98,31 @@ import Testing
 
     @Test("the main queue's Realm is used from main-queue blocks run on two different threads")
     func mainQueueRealmOnTwoThreads() throws {
-        let config = Self.configuration()
-        // `DispatchQueue.main.sync` runs its block on the calling thread
-        // once the main queue is drained by worker threads (Swift Testing's
-        // async main calls dispatchMain() on Linux): main-queue code, so
-        // main-actor code, on two threads, as after an await that hops.
+        let (threads, counts) = Self.openAndUseInMainQueueBlocks(Self.configuration())
+        #expect(counts == [1, 2])
+        // Where the main thread itself drains the main queue both blocks ran there.
+        #expect(Set(threads).count == 2 || threads == ["main", "main"])
+    }
+
+    @Test("in a fresh process, the first Realm ever opened, in a main-queue block off the main thread, is the main queue's")
+    func mainQueueRealmFirstInProcess() async {
+        // The first check of the process is the one that must already know
+        // the main queue: nothing in the child has used Shoal before.
+        await #expect(processExitsWith: .success) {
+            let (_, counts) = AutorefreshTests.openAndUseInMainQueueBlocks(AutorefreshTests.configuration())
+            if counts != [1, 2] { exit(1) }
+        }
+    }
+
+    /// Opens a Realm in a main-queue block on one thread and uses it in a
+    /// main-queue block on another: the threads the blocks ran on and the
+    /// dog counts each saw.
+    ///
+    /// `DispatchQueue.main.sync` runs its block on the calling thread once
+    /// the main queue is drained by worker threads (Swift Testing's async
+    /// main calls dispatchMain() on Linux): main-queue code, so main-actor
+    /// code, on two threads, as after an await that hops.
+    static func openAndUseInMainQueueBlocks(_ config: Realm.Configuration) -> (threads: [String], counts: [Int]) {
         let state = MainQueueRealmHolder()
         let opened = DispatchSemaphore(value: 0), used = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
         // The first thread outlives the second's block, so the two threads' identifiers differ.
@@ -117,11 +137,8 @@ import Testing
             DispatchQueue.main.sync { state.use() }
             used.signal()
         }
-        #expect(finished.wait(timeout: .now() + 10) == .success)
-        let (threads, counts) = DispatchQueue.main.sync { (state.threads, state.counts) }
-        #expect(counts == [1, 2])
-        // Where the main thread itself drains the main queue both blocks ran there.
-        #expect(Set(threads).count == 2 || threads == ["main", "main"])
+        guard finished.wait(timeout: .now() + 10) == .success else { return ([], []) }
+        return DispatchQueue.main.sync { (state.threads, state.counts) }
     }
 }
 

@@ -42,7 +42,10 @@ enum MainConfinement {
 
     /// Whether the caller is on the main thread or in a block of the main queue.
     static var isCurrent: Bool {
-        Thread.isMainThread || DispatchQueue.getSpecific(key: QueueToken.key) === token
+        // The token first: reading it sets the main queue's specific, which
+        // must be in place before the queue is asked for it.
+        let token = token
+        return Thread.isMainThread || DispatchQueue.getSpecific(key: QueueToken.key) === token
     }
 
     /// Whether `queue` is the main queue.
