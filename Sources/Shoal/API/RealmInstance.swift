@@ -157,6 +157,9 @@ final class RealmInstance {
     }
 
     deinit {
+        // A write left open is cancelled, as Realm does when its last
+        // reference goes: otherwise the store's write lock stays held.
+        if transaction != nil { coordinator.cancelWrite() }
         if scheduler != nil { coordinator.removeCommitListener(ObjectIdentifier(handle)) }
         handle.detach()
         visible.deinitialize(count: 1)

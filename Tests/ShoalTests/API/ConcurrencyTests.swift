@@ -142,4 +142,26 @@ import Testing
         try realm.commitWrite()
         #expect(seen.withLock { $0 } == 0)
     }
+
+    @Test("a Realm released inside a write transaction cancels it, as Realm does: the write lock is free and nothing it wrote stays")
+    func releasedInsideWrite() throws {
+        let name = UUID().uuidString
+        // A frozen Realm keeps the in-memory store open while the live one goes.
+        let keep = try makeRealm(name).freeze()
+        do {
+            let realm = try makeRealm(name)
+            realm.beginWrite()
+            realm.create(Dog.self, value: ["id": 1])
+        }
+        // Another thread's write waits for the store's write lock.
+        let wrote = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let other = try! makeRealm(name)
+            try! other.write { other.create(Dog.self, value: ["id": 2]) }
+            wrote.signal()
+        }
+        #expect(wrote.wait(timeout: .now() + 10) == .success)
+        #expect(try makeRealm(name).objects(Dog.self).map(\.id) == [2])
+        #expect(keep.isFrozen)
+    }
 }
