@@ -6,6 +6,7 @@
 #   Fuzz/run.sh run [SECONDS] [T...]  build, seed, then fuzz each target T (default: all) for SECONDS
 #                                     (default 40); fails on the first crash, hang (> 10 s) or
 #                                     allocation over 2 GB, leaving the input in .build/fuzz/artifacts
+#   Fuzz/run.sh fuzz [SECONDS] [T...] the same with the targets already built (run.sh build)
 #   Fuzz/run.sh list                  the target names
 #
 # Targets (Fuzz/Targets/<name>.swift): record, log, snapshot, database, schema, predicate.
@@ -58,11 +59,15 @@ seeds() {
 }
 
 run() {
+    build
+    fuzz "$@"
+}
+
+fuzz() {
     local seconds=${1:-40}
     shift || true
     local chosen=("$@")
     [ ${#chosen[@]} -gt 0 ] || chosen=("${TARGETS[@]}")
-    build
     seeds
     mkdir -p "$SCRATCH/artifacts" "$SCRATCH/logs"
     local summary=()
@@ -101,6 +106,7 @@ case "${1:-}" in
 build) build ;;
 seeds) build && seeds ;;
 run) shift; run "$@" ;;
+fuzz) shift; fuzz "$@" ;;
 list) printf '%s\n' "${TARGETS[@]}" ;;
-*) sed -n '2,16p' "$0"; exit 2 ;;
+*) sed -n '2,17p' "$0"; exit 2 ;;
 esac
