@@ -79,6 +79,21 @@ func observeResolved<A: Actor, V: ThreadConfined>(_ reference: ThreadSafeReferen
     return register(value)
 }
 
+/// ``observeResolved(_:on:configuration:coordinator:_:)`` for a value known
+/// by its handle only (a collection whose static type is not
+/// ``ThreadConfined``); `register` gets the value resolved in the actor's
+/// Realm, and the value is of the type the handle was made from.
+func observeResolved<A: Actor>(_ handle: ThreadSafeHandle, on actor: isolated A, configuration: Realm.Configuration,
+    _ register: @Sendable (Any) -> NotificationToken?) -> NotificationToken
+{
+    let instance = RealmInstance.confined(to: actor, configuration: configuration, coordinator: handle.coordinator)
+    if instance.current.version < handle.version { instance.refresh() }
+    guard let value = handle.resolve(in: instance), let token = register(value) else {
+        return NotificationToken(storeIdentifier: handle.coordinator.identifier, subscriptionID: nil) {}
+    }
+    return token
+}
+
 /// A value handed to the actor it already belongs to, inside a delivery
 /// that runs on that actor.
 struct OnActor<Value>: @unchecked Sendable {

@@ -91,20 +91,45 @@ extension RealmCollection {
     /// The collection's unfiltered changes as an asynchronous sequence.
     public var changes: RealmCollectionChanges<Self> { changes(keyPaths: nil) }
 
-    /// Registers a block called on `actor` with the collection's changes.
+    /// Registers a block called on `actor` with the collection's changes,
+    /// the collection in each being the one in the actor's Realm.
     ///
     /// ```swift
     /// let token = await dogs.observe(on: myActor) { actor, change in actor.apply(change) }
     /// ```
     ///
-    /// Call it from the collection's thread or actor before it suspends.
+    /// The collection is handed to `actor` and resolved in the actor's Realm
+    /// (see ``Realm/init(configuration:actor:)``), where it is observed as
+    /// `observe(keyPaths:on:_:)` with a queue observes, `.initial` first: the
+    /// collection in each change is live and may be used on the actor. If
+    /// the collection's owner is deleted before the actor resolves it, the
+    /// block is never called.
     ///
-    /// - Note: Differs from Realm: the collection in each change is frozen
-    ///   at the version the change describes, not one of the actor's Realm;
-    ///   thaw it on the actor if you need it live (in a Realm confined to
-    ///   the actor, `observe(keyPaths:on:_:)` without a queue delivers
-    ///   live collections on the actor).
+    /// Call it from the collection's thread or actor before it suspends.
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+        _isolation: isolated (any Actor)? = #isolation,
+        _ block: @Sendable @escaping (isolated A, RealmCollectionChange<Self>) -> Void) async -> NotificationToken
+    where Self: SendableMetatype {
+        guard let base = resultsBase else {
+            shoalPrecondition(ShoalError(.unsupported, "Change notifications are only supported on managed collections."))
+        }
+        base.instance.checkObservable()
+        guard let handle = (self as? any ThreadSafeResolvable)?.threadSafeHandle() else {
+            return await observeFrozen(keyPaths: keyPaths, on: actor, block)
+        }
+        return await observeResolved(handle, on: actor, configuration: base.instance.configuration) { value in
+            guard let collection = value as? Self else { return nil }
+            return collection.observe(keyPaths: keyPaths) { change in
+                // Delivered on the actor, whose Realm the change's collection belongs to.
+                let box = OnActor(change)
+                actor.assumeIsolated { actor in block(actor, box.value) }
+            }
+        }
+    }
+
+    /// Delivers frozen collections on `actor`, for a collection that cannot
+    /// be handed to another Realm (a map's values read as a collection).
+    private func observeFrozen<A: Actor>(keyPaths: [String]?, on actor: A,
         _isolation: isolated (any Actor)? = #isolation,
         _ block: @Sendable @escaping (isolated A, RealmCollectionChange<Self>) -> Void) async -> NotificationToken
     where Self: SendableMetatype {

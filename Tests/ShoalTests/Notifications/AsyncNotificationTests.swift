@@ -60,25 +60,28 @@ import Testing
         #expect(await iterator.next() == nil)
     }
 
-    @Test("observe(on: actor) calls the block isolated to the actor, in commit order")
+    @Test("observe(on: actor) calls the block isolated to the actor, in commit order, with the collection live in the actor's Realm")
     func actorObservation() async throws {
         let realm = try makeRealm()
+        let configuration = realm.configuration
         let collector = Collector()
         let token = await realm.objects(Dog.self).observe(on: collector) { actor, change in
             switch change {
-            case .initial(let dogs): actor.add("initial \(dogs.count)")
-            case .update(let dogs, _, let i, _): actor.add("update \(dogs.count) \(i)")
+            case .initial(let dogs): actor.add("initial \(dogs.count) frozen \(dogs.isFrozen)")
+            case .update(let dogs, _, let i, _):
+                // The actor's own Realm: usable there, and writable (once).
+                let wrote = dogs.count == 1 && (try? dogs.realm!.write { dogs.realm!.create(Dog.self, value: ["id": 2]) }) != nil
+                actor.add("update \(dogs.count) \(i) frozen \(dogs.isFrozen) wrote \(wrote)")
             case .error(let e): actor.add("error \(e)")
             }
         }
         try await waitFor { await collector.seen.count == 1 }
-        let configuration = realm.configuration
         onAnotherThread {
             let realm = try! Realm(configuration: configuration)
             try! realm.write { realm.create(Dog.self, value: ["id": 1]) }
         }
-        try await waitFor { await collector.seen.count == 2 }
-        #expect(await collector.seen == ["initial 0", "update 1 [0]"])
+        try await waitFor { await collector.seen.count == 3 }
+        #expect(await collector.seen == ["initial 0 frozen false", "update 2 [0] frozen false wrote true", "update 2 [1] frozen false wrote false"])
         token.invalidate()
     }
 }
