@@ -63,8 +63,8 @@ extension ProjectionObservable {
     /// let token = await projection.observe(keyPaths: ["int"], on: myActor) { actor, change in ... }
     /// ```
     ///
-    /// The root object is observed on `actor` as
-    /// ``Object/observe(keyPaths:on:_isolation:_:)`` observes it: it is
+    /// The root object is observed on `actor` as an object's
+    /// `observe(keyPaths:on:_:)` with an actor observes it: it is
     /// resolved in the actor's Realm (see ``Realm/init(configuration:actor:)``),
     /// and the projection in each change projects that Realm's object, live
     /// and usable on the actor, as in Realm. Changes are reported as
