@@ -47,3 +47,23 @@ public func valuePublisher<T: ProjectionObservable & RealmSubscribable>(_ projec
 {
     RealmPublishers.Value(projection, keyPaths: keyPaths)
 }
+
+/// A publisher that emits an `ObjectChange` of a managed object's
+/// projection each time a projected property changes (under the
+/// projection's property names), and finishes when the object is deleted.
+///
+/// ```swift
+/// let cancellable = changesetPublisher(personProjection, keyPaths: ["firstName"]).sink { change in
+///     if case .change(let person, let properties) = change { print(person.firstName, properties.map(\.name)) }
+/// }
+/// ```
+///
+/// `keyPaths` names projected properties as the projection's
+/// `observe(keyPaths:on:_:)` does: by the root key path each projects or by
+/// its name in the projection; `nil` for all. Stops, as Realm does, for a
+/// projection of an unmanaged or deleted object.
+public func changesetPublisher<T: ProjectionObservable & RealmSubscribable>(_ projection: T, keyPaths: [String]? = nil)
+    -> RealmPublishers.ObjectChangeset<T>
+{
+    RealmPublishers.ObjectChangeset(projection) { queue, deliver in projection.observe(keyPaths: keyPaths, on: queue, deliver) }
+}

@@ -17,9 +17,9 @@ extension Publisher {
         map { $0.freeze() }
     }
 
-    /// Freezes the object of every object changeset the upstream emits; the
-    /// frozen object always matches the property changes.
-    public func freeze<T: Object>() -> Publishers.Map<Self, ObjectChange<T>> where Output == ObjectChange<T> {
+    /// Freezes the object or projection of every object changeset the
+    /// upstream emits; the frozen value always matches the property changes.
+    public func freeze<T: RealmSubscribable>() -> Publishers.Map<Self, ObjectChange<T>> where Output == ObjectChange<T> {
         map { change in
             if case .change(let object, let properties) = change { return .change(object.freeze(), properties) }
             return change
@@ -53,9 +53,10 @@ extension Publisher {
         }
     }
 
-    /// Enables `receive(on:)` for object changesets after other operators:
-    /// the object is handed over to the receiving queue's Realm.
-    public func threadSafeReference<T: Object>() -> RealmPublishers.MakeThreadSafeObjectChangeset<Self, T>
+    /// Enables `receive(on:)` for object and projection changesets after
+    /// other operators: the object or projection is handed over to the
+    /// receiving queue's Realm.
+    public func threadSafeReference<T: RealmSubscribable>() -> RealmPublishers.MakeThreadSafeObjectChangeset<Self, T>
     where Output == ObjectChange<T> {
         RealmPublishers.MakeThreadSafeObjectChangeset(self)
     }

@@ -125,7 +125,7 @@ public func valuePublisher<T: RealmCollection & RealmSubscribable>(_ collection:
 /// }
 /// ```
 public func changesetPublisher<T: Object>(_ object: T, keyPaths: [String]? = nil) -> RealmPublishers.ObjectChangeset<T> {
-    RealmPublishers.ObjectChangeset(object, keyPaths: keyPaths)
+    RealmPublishers.ObjectChangeset(object) { queue, deliver in object.observe(keyPaths: keyPaths, on: queue, deliver) }
 }
 
 /// A publisher that emits a `RealmCollectionChange` at first and

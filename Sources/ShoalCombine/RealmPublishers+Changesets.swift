@@ -124,26 +124,34 @@ extension RealmPublishers {
         }
     }
 
-    /// A publisher that emits an `ObjectChange` each time an object
-    /// changes, and finishes when it is deleted.
+    /// A publisher that emits an `ObjectChange` each time an object or a
+    /// projection changes, and finishes when the object is deleted.
     ///
     /// Create it with `changesetPublisher(_:keyPaths:)`. An invalid key path
     /// arrives as an `.error` value.
-    public struct ObjectChangeset<O: Object>: Publisher {
+    public struct ObjectChangeset<O: RealmSubscribable>: Publisher {
         /// Errors arrive as `.error` values.
         public typealias Failure = Never
         /// The change, with the object live on the delivering thread or queue.
         public typealias Output = ObjectChange<O>
 
-        private let object: O
-        private let keyPaths: [String]?
+        /// Registers the observation of the object or projection on a queue
+        /// (`nil` for the subscribing thread).
+        typealias Observe = (DispatchQueue?, @escaping (ObjectChange<O>) -> Void) -> NotificationToken
+
+        private let observe: Observe
         private let queue: DispatchQueue?
 
-        init(_ object: O, keyPaths: [String]? = nil, queue: DispatchQueue? = nil) {
-            precondition(object.realm != nil, "Only managed objects can be published")
-            precondition(!object.isInvalidated, "Object is invalidated or deleted")
-            self.object = object
-            self.keyPaths = keyPaths
+        /// A publisher of `value`'s changes, observed by `observe`; stops as
+        /// Realm does for an unmanaged or deleted value.
+        init(_ value: O, queue: DispatchQueue? = nil, observe: @escaping Observe) {
+            precondition(value.realm != nil, "Only managed objects can be published")
+            precondition(!value.isInvalidated, "Object is invalidated or deleted")
+            self.init(observe, queue: queue)
+        }
+
+        private init(_ observe: @escaping Observe, queue: DispatchQueue?) {
+            self.observe = observe
             self.queue = queue
         }
 
@@ -151,7 +159,7 @@ extension RealmPublishers {
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Never {
             let subscription = ObservationSubscription<S, Output>(subscriber, context: DeliveryContext(queue),
                 merge: { ChangeCoalescing.merge($0, $1) }, output: { $0 })
-            let token = object.observe(keyPaths: keyPaths, on: queue) { (change: ObjectChange<O>) in
+            let token = observe(queue) { change in
                 if case .deleted = change {
                     subscription.finish(.finished)
                 } else {
@@ -164,12 +172,12 @@ extension RealmPublishers {
         /// Observes on a serial queue (`queue.ocombine`); other schedulers
         /// stop the program, as in Realm.
         public func subscribe<S: Scheduler>(on scheduler: S) -> ObjectChangeset<O> {
-            ObjectChangeset(object, keyPaths: keyPaths, queue: RealmPublishers.queue(of: scheduler))
+            ObjectChangeset(observe, queue: RealmPublishers.queue(of: scheduler))
         }
 
         /// Observes on a serial queue; as ``subscribe(on:)-(S)``.
         public func subscribe(on queue: DispatchQueue) -> ObjectChangeset<O> {
-            ObjectChangeset(object, keyPaths: keyPaths, queue: queue)
+            ObjectChangeset(observe, queue: queue)
         }
 
         /// Delivers changes on another scheduler, the object handed over to

@@ -96,9 +96,9 @@ extension RealmPublishers {
         }
     }
 
-    /// A publisher that makes `receive(on:)` work for object changesets:
-    /// create it with `threadSafeReference()`.
-    public struct MakeThreadSafeObjectChangeset<Upstream: Publisher, T: Object>: Publisher
+    /// A publisher that makes `receive(on:)` work for object and projection
+    /// changesets: create it with `threadSafeReference()`.
+    public struct MakeThreadSafeObjectChangeset<Upstream: Publisher, T: RealmSubscribable>: Publisher
     where Upstream.Output == ObjectChange<T> {
         /// The upstream's failure.
         public typealias Failure = Upstream.Failure
@@ -125,10 +125,10 @@ extension RealmPublishers {
         }
     }
 
-    /// A publisher that delivers object changesets to a scheduler, the
-    /// object handed over to its live Realm (the property changes are those
-    /// of the version handed over).
-    public struct DeferredHandoverObjectChangeset<Upstream: Publisher, T: Object, S: Scheduler>: Publisher
+    /// A publisher that delivers object and projection changesets to a
+    /// scheduler, the object or projection handed over to its live Realm
+    /// (the property changes are those of the version handed over).
+    public struct DeferredHandoverObjectChangeset<Upstream: Publisher, T: RealmSubscribable, S: Scheduler>: Publisher
     where Upstream.Output == ObjectChange<T> {
         /// The upstream's failure.
         public typealias Failure = Upstream.Failure

@@ -3,7 +3,7 @@ public import OpenCombine
 public import Shoal
 
 /// A Realm type that publishers can observe and hand over between queues:
-/// `Object`, `Results`, `List`, `MutableSet`,
+/// `Object`, `Projection`, `Results`, `List`, `MutableSet`,
 /// `LinkingObjects`, `AnyRealmCollection` and `Map`.
 ///
 /// You do not conform your own types: `valuePublisher(_:keyPaths:)`,

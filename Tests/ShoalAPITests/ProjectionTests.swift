@@ -645,11 +645,13 @@ final class KeyedPersonProjection: Projection<KeyedPerson>, ObjectKeyIdentifiabl
         #expect(resolved == ["Dany"])
     }
 
+    // On the main actor, as Realm's test: the test's Realm is used after each await.
+    @MainActor
     @Test func testObserveOnActor() async throws {
         let projection = simpleProjection()
         let recorder = ChangeRecorder()
         let block = { @Sendable (actor: isolated ChangeRecorder, change: ObjectChange<SimpleProjection>) in
-            guard case let .change(_, properties) = change else {
+            guard case let .change(changed, properties) = change else {
                 Issue.record("expected .change but got \(change)")
                 return
             }
@@ -661,6 +663,9 @@ final class KeyedPersonProjection: Projection<KeyedPerson>, ObjectKeyIdentifiabl
             #expect(prop.name == "int")
             #expect(prop.oldValue as? Int == 0)
             #expect(prop.newValue as? Int == 1)
+            // As in Realm, the projection is one of the actor's Realm: live.
+            #expect(!changed.isFrozen)
+            actor.keep(changed)
             actor.fulfill()
         }
         let tokens = await [
@@ -678,6 +683,11 @@ final class KeyedPersonProjection: Projection<KeyedPerson>, ObjectKeyIdentifiabl
         for _ in 0..<200 where await recorder.count < 2 { try await Task.sleep(nanoseconds: 10_000_000) }
         #expect(await recorder.count == 2)
         tokens.forEach { $0.invalidate() }
+
+        // The projections delivered follow later commits once the actor's
+        // Realm refreshes: they are live there, not frozen at the change.
+        try projection.realm!.write { projection.rootObject.bool = false }
+        #expect(await recorder.keptBools() == [false, false])
     }
 
     // MARK: Frozen Objects
@@ -844,7 +854,16 @@ final class KeyedPersonProjection: Projection<KeyedPerson>, ObjectKeyIdentifiabl
 /// Realm's `CustomGlobalActor` in ProjectionTests: where actor observation delivers.
 actor ChangeRecorder {
     private(set) var count = 0
+    private var kept: [SimpleProjection] = []
     func fulfill() { count += 1 }
+    /// Holds a delivered projection, to read it later on this actor.
+    func keep(_ projection: SimpleProjection) { kept.append(projection) }
+    /// The root objects' `bool` of the projections kept, read on this actor
+    /// after its Realm refreshed.
+    func keptBools() async -> [Bool] {
+        if let realm = kept.first?.realm, !realm.isFrozen { await realm.asyncRefresh() }
+        return kept.map { $0.rootObject.bool }
+    }
 }
 
 // MARK: - ObjectBase

@@ -26,6 +26,35 @@ final class LegacyPerson: Object {
     @Persisted var height: Double = 0
 }
 
+/// A link to a legacy model, to query its `RealmProperty` through the link.
+final class LegacyPet: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var owner: LegacyPerson?
+}
+
+/// The `RealmProperty` part of Realm's `CodableObject` (CodableTests.swift).
+final class CodableLegacyObject: Object, Codable {
+    @Persisted var string = ""
+    var otherInt = RealmProperty<Int?>()
+    var otherInt8 = RealmProperty<Int8?>()
+    var otherInt16 = RealmProperty<Int16?>()
+    var otherInt32 = RealmProperty<Int32?>()
+    var otherInt64 = RealmProperty<Int64?>()
+    var otherFloat = RealmProperty<Float?>()
+    var otherDouble = RealmProperty<Double?>()
+    var otherBool = RealmProperty<Bool?>()
+
+    /// Realm's `legacyObjectString`, cut to these properties.
+    static func json(null: Bool) -> Data {
+        func v(_ value: String) -> String { null ? "null" : value }
+        return Data("""
+            {"string": "abc", "otherBool": \(v("true")), "otherInt": \(v("123")), "otherInt8": \(v("123")),
+             "otherInt16": \(v("123")), "otherInt32": \(v("123")), "otherInt64": \(v("123")),
+             "otherFloat": \(v("2.5")), "otherDouble": \(v("2.5"))}
+            """.utf8)
+    }
+}
+
 @Suite struct RealmPropertyTests {
     private func check<T: Equatable>(_ keyPath: KeyPath<RealmPropertyObject, RealmProperty<T?>>, _ value: T?) throws {
         let o = RealmPropertyObject()
@@ -112,5 +141,64 @@ final class LegacyPerson: Object {
         #expect(dee.age.value == 42)
         #expect(dee["age"] as? Int == 42)
         #expect(realm.objects(LegacyPerson.self).first?["age"] as? Int == 42)
+    }
+
+    @Test("typed queries compare a RealmProperty through its value, directly and through a link")
+    func typedQueries() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString,
+            objectTypes: [LegacyPerson.self, LegacyPet.self]))
+        try realm.write {
+            let ann = realm.create(LegacyPerson.self, value: ["id": 1, "name": "Ann", "age": 33, "mood": AnyRealmValue.string("calm")])
+            realm.create(LegacyPerson.self, value: ["id": 2, "name": "Bob"])
+            realm.create(LegacyPerson.self, value: ["id": 3, "name": "Cy", "age": 12])
+            realm.create(LegacyPet.self, value: ["id": 1, "owner": ann])
+        }
+        let people = realm.objects(LegacyPerson.self).sorted(byKeyPath: "id")
+        #expect(people.where { $0.age == 33 }.map(\.name) == ["Ann"])
+        #expect(people.where { $0.age == nil }.map(\.name) == ["Bob"])
+        #expect(people.where { $0.age < 20 || $0.name == "Bob" }.map(\.name) == ["Bob", "Cy"])
+        #expect(people.where { $0.mood == .string("calm") }.map(\.name) == ["Ann"])
+        #expect(realm.objects(LegacyPet.self).where { $0.owner.age > 30 }.count == 1)
+        #expect(realm.objects(LegacyPet.self).where { $0.owner.age < 30 }.count == 0)
+    }
+
+    // Realm: CodableTests.testNullableRealmProperty and the RealmProperty part of testObject.
+    @Test("a Codable object decodes its RealmProperty values and nulls, and encodes them, unmanaged and managed")
+    func codable() throws {
+        let nulls = try JSONDecoder().decode(CodableLegacyObject.self, from: CodableLegacyObject.json(null: true))
+        #expect(nulls.otherBool.value == nil)
+        #expect(nulls.otherInt.value == nil)
+        #expect(nulls.otherInt8.value == nil)
+        #expect(nulls.otherInt16.value == nil)
+        #expect(nulls.otherInt32.value == nil)
+        #expect(nulls.otherInt64.value == nil)
+        #expect(nulls.otherFloat.value == nil)
+        #expect(nulls.otherDouble.value == nil)
+
+        let obj = try JSONDecoder().decode(CodableLegacyObject.self, from: CodableLegacyObject.json(null: false))
+        #expect(obj.otherBool.value == true)
+        #expect(obj.otherInt.value == 123)
+        #expect(obj.otherInt8.value == 123)
+        #expect(obj.otherInt16.value == 123)
+        #expect(obj.otherInt32.value == 123)
+        #expect(obj.otherInt64.value == 123)
+        #expect(obj.otherFloat.value == 2.5)
+        #expect(obj.otherDouble.value == 2.5)
+
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        func encoded(_ object: CodableLegacyObject) throws -> [String: Any] {
+            try JSONSerialization.jsonObject(with: encoder.encode(object)) as? [String: Any] ?? [:]
+        }
+        #expect(try encoded(obj)["otherInt"] as? Int == 123)
+        #expect(try encoded(nulls)["otherInt"] is NSNull)
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: UUID().uuidString,
+            objectTypes: [CodableLegacyObject.self]))
+        try realm.write { realm.add(obj) }
+        try realm.write { obj.otherInt.value = 7 }
+        let managed = try encoded(realm.objects(CodableLegacyObject.self).first!)
+        #expect(managed["otherInt"] as? Int == 7)
+        #expect(managed["otherDouble"] as? Double == 2.5)
+        #expect(managed["string"] as? String == "abc")
     }
 }

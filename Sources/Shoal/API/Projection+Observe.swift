@@ -38,43 +38,11 @@ extension ProjectionObservable {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
         _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken
     {
-        let projectionType = type(of: self)
-        let schema = projectionType.schema
-        var selected = schema
-        if let keyPaths, !keyPaths.isEmpty {
-            selected = schema.filter { keyPaths.contains($0.origin) || keyPaths.contains($0.label) }
-        }
-        // With no projected property selected the root is observed for all
-        // of them, and every change is filtered out: deletion alone is reported.
-        let filtering = selected.isEmpty ? [] : selected
-        var observed: [String] = []
-        for property in (filtering.isEmpty ? schema : filtering) where !observed.contains(property.observed) {
-            observed.append(property.observed)
-        }
-        let rootSchema = rootObject.objectSchema
-        var projection: Self? = queue == nil ? self : nil
-        return rootObject.observe(keyPaths: observed, on: queue) { (change: ObjectChange<Root>) in
-            switch change {
-            case .deleted: block(.deleted)
-            case .error(let error): block(.error(error))
-            case .change(let root, let changes):
-                let changed = Set(changes.map(\.name))
-                let reported = filtering.filter { changed.contains(String($0.origin.prefix { $0 != "." })) }
-                guard !reported.isEmpty else { return }
-                let made = projection ?? projectionType.init(projecting: root)
-                projection = made
-                let previous = Self.previousRoot(changes, schema: rootSchema)
-                var properties: [PropertyChange] = []
-                for change in changes {
-                    let isCollection = rootSchema[change.name].map { $0.collection != .none || $0.type == .linkingObjects } ?? false
-                    for property in reported where property.origin.prefix(while: { $0 != "." }) == change.name {
-                        properties.append(PropertyChange(name: property.label,
-                            oldValue: isCollection ? nil : Self.flattened(previous[keyPath: property.keyPath]),
-                            newValue: Self.flattened(root[keyPath: property.keyPath])))
-                    }
-                }
-                block(.change(made, properties))
-            }
+        // On this thread the delivered projection is this one; on a queue
+        // it projects the queue's object, made at the first delivery.
+        let mapper = ProjectionChangeMapper(projecting: self, keyPaths: keyPaths, reusing: queue == nil)
+        return rootObject.observe(keyPaths: mapper.observed, on: queue) { (change: ObjectChange<Root>) in
+            if let mapped = mapper.map(change) { block(mapped) }
         }
     }
 
@@ -88,42 +56,27 @@ extension ProjectionObservable {
     }
 
     /// Registers a block called on `actor` after every commit that changes
-    /// a projected property of the projection's object, or deletes it; see
-    /// `observe(keyPaths:on:_:)`.
+    /// a projected property of the projection's object, or deletes it, with
+    /// a projection of the object as the actor's Realm sees it.
     ///
     /// ```swift
     /// let token = await projection.observe(keyPaths: ["int"], on: myActor) { actor, change in ... }
     /// ```
     ///
-    /// - Note: Differs from Realm: the projection in each change is frozen
-    ///   at the version the change describes (as Shoal's collection
-    ///   observation on an actor gives); thaw it on the actor if you need it live.
+    /// The root object is observed on `actor` as an object's
+    /// `observe(keyPaths:on:_:)` with an actor observes it: it is
+    /// resolved in the actor's Realm (see ``Realm/init(configuration:actor:)``),
+    /// and the projection in each change projects that Realm's object, live
+    /// and usable on the actor, as in Realm. Changes are reported as
+    /// `observe(keyPaths:on:_:)` reports them. If the object is deleted
+    /// before the actor resolves it, the block is never called.
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
         _isolation: isolated (any Actor)? = #isolation,
         _ block: @Sendable @escaping (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken
-    {
-        observeFrozen(keyPaths: keyPaths, on: actor, block)
-    }
-
-    /// Observes on a private queue and hands each change, frozen, to a task
-    /// that delivers it on `actor`. Not isolated, so that the closures it
-    /// makes are not isolated to the caller's actor.
-    private func observeFrozen<A: Actor>(keyPaths: [String]?, on actor: A,
-        _ block: @Sendable @escaping (isolated A, ObjectChange<Self>) -> Void) -> NotificationToken
-    {
-        let (deliveries, continuation) = AsyncStream<ActorDelivery<A>>.makeStream()
-        let queue = DispatchQueue(label: "Shoal.Projection.observe(on: actor)")
-        let token = observe(keyPaths: keyPaths, on: queue) { change in
-            let frozen = FrozenObjectChange(change)
-            continuation.yield(ActorDelivery { actor in block(actor, frozen.change) })
-        }
-        let consumer = Task {
-            for await delivery in deliveries { await actor.run(delivery) }
-        }
-        return NotificationToken(storeIdentifier: token.storeIdentifier, subscriptionID: token.subscriptionID) {
-            token.invalidate()
-            continuation.finish()
-            consumer.cancel()
+    where Self: SendableMetatype {
+        let mapper = ProjectionChangeMapper(projecting: self, keyPaths: keyPaths, reusing: false)
+        return await rootObject.observe(keyPaths: mapper.observed, on: actor) { (actor, change: ObjectChange<Root>) in
+            if let mapped = mapper.map(change) { block(actor, mapped) }
         }
     }
 
@@ -133,17 +86,84 @@ extension ProjectionObservable {
     public func observe<A: Actor>(keyPaths: [PartialKeyPath<Self>], on actor: A,
         _isolation: isolated (any Actor)? = #isolation,
         _ block: @Sendable @escaping (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken
-    {
+    where Self: SendableMetatype {
         await observe(keyPaths: keyPaths.map { type(of: self).originNames(of: $0).joined(separator: ".") }, on: actor, block)
+    }
+}
+
+/// Turns the changes of a projection's root object into the projection's
+/// changes, for one observation: which root properties to observe, which
+/// changes to report, under which projected names, with which values.
+final class ProjectionChangeMapper<P: ProjectionObservable>: @unchecked Sendable {
+    // Safe because: one observation's deliveries use it, one at a time, on
+    // the thread, queue or actor that observation delivers on; what it is
+    // made with on the caller's side is immutable once made.
+
+    /// The root key paths to observe.
+    let observed: [String]
+    /// The projected properties whose changes are reported; empty when the
+    /// key paths given select none, so that only deletion is reported.
+    private let reported: [ProjectionProperty]
+    private let rootSchema: ObjectSchema
+    /// The projection delivered: the observed one when deliveries read the
+    /// same object, otherwise made from the first delivered root.
+    private var projection: P?
+
+    /// A mapper for an observation of `projection`'s root object, filtered
+    /// by `keyPaths` (root key paths or projected names; `nil` or empty for
+    /// all); `reusing` delivers `projection` itself rather than a
+    /// projection of the delivered root.
+    init(projecting projection: P, keyPaths: [String]?, reusing: Bool) {
+        let schema = type(of: projection).schema
+        var selected = schema
+        if let keyPaths, !keyPaths.isEmpty {
+            selected = schema.filter { keyPaths.contains($0.origin) || keyPaths.contains($0.label) }
+        }
+        // With no projected property selected the root is observed for all
+        // of them, and every change is filtered out: deletion alone is reported.
+        var observed: [String] = []
+        for property in (selected.isEmpty ? schema : selected) where !observed.contains(property.observed) {
+            observed.append(property.observed)
+        }
+        self.observed = observed
+        self.reported = selected
+        self.rootSchema = projection.rootObject.objectSchema
+        self.projection = reusing ? projection : nil
+    }
+
+    /// The projection's change for a change of its root object, or `nil`
+    /// when no reported projected property changed.
+    func map(_ change: ObjectChange<P.Root>) -> ObjectChange<P>? {
+        switch change {
+        case .deleted: return .deleted
+        case .error(let error): return .error(error)
+        case .change(let root, let changes):
+            let changed = Set(changes.map(\.name))
+            let reported = reported.filter { changed.contains(String($0.origin.prefix { $0 != "." })) }
+            guard !reported.isEmpty else { return nil }
+            let made = projection ?? P(projecting: root)
+            projection = made
+            let previous = previousRoot(changes)
+            var properties: [PropertyChange] = []
+            for change in changes {
+                let isCollection = rootSchema[change.name].map { $0.collection != .none || $0.type == .linkingObjects } ?? false
+                for property in reported where property.origin.prefix(while: { $0 != "." }) == change.name {
+                    properties.append(PropertyChange(name: property.label,
+                        oldValue: isCollection ? nil : Self.flattened(previous[keyPath: property.keyPath]),
+                        newValue: Self.flattened(root[keyPath: property.keyPath])))
+                }
+            }
+            return .change(made, properties)
+        }
     }
 
     /// An unmanaged root object holding the old values of the changed root
     /// properties, to read the projected key paths from. A linked object
     /// deleted since is left out (reading through it would stop).
-    private static func previousRoot(_ changes: [PropertyChange], schema: ObjectSchema) -> Root {
-        let root = Root.init(_shoalMetatype: ())
+    private func previousRoot(_ changes: [PropertyChange]) -> P.Root {
+        let root = P.Root.init(_shoalMetatype: ())
         for change in changes {
-            guard let old = change.oldValue, let property = schema[change.name], property.collection == .none,
+            guard let old = change.oldValue, let property = rootSchema[change.name], property.collection == .none,
                 property.type != .linkingObjects, (old as? Object)?.isInvalidated != true
             else { continue }
             root[change.name] = old
@@ -156,49 +176,5 @@ extension ProjectionObservable {
     private static func flattened(_ value: Any?) -> Any? {
         guard let value else { return nil }
         return ValueCoercion.unwrap(value)
-    }
-}
-
-/// A change crossing to an actor: the projection and objects in it are frozen.
-struct FrozenObjectChange<P: ProjectionObservable>: @unchecked Sendable {
-    // Safe because: the projection and every object or collection value in
-    // the change are frozen, so readable from any thread.
-    let change: ObjectChange<P>
-
-    init(_ change: ObjectChange<P>) {
-        switch change {
-        case .change(let projection, let properties):
-            self.change = .change(projection.frozenProjection(), properties.map {
-                PropertyChange(name: $0.name, oldValue: Self.frozen($0.oldValue), newValue: Self.frozen($0.newValue))
-            })
-        case .deleted, .error: self.change = change
-        }
-    }
-
-    private static func frozen(_ value: Any?) -> Any? {
-        switch value {
-        case let object as Object where object.realm != nil && !object.isInvalidated: object.freeze()
-        default: value
-        }
-    }
-}
-
-extension ProjectionObservable {
-    /// A projection of the frozen root object.
-    func frozenProjection() -> Self {
-        type(of: self).init(projecting: (rootObject as Object).freeze() as! Root)
-    }
-}
-
-/// One change to deliver on an actor, with the block that receives it.
-struct ActorDelivery<A: Actor>: @unchecked Sendable {
-    // Safe because: the change it carries is a ``FrozenObjectChange`` and
-    // the block is `@Sendable`.
-    let deliver: (isolated A) -> Void
-}
-
-extension Actor {
-    fileprivate func run(_ delivery: ActorDelivery<Self>) {
-        delivery.deliver(self)
     }
 }

@@ -210,6 +210,34 @@ public struct Query<T> {
     where T: RealmCollection, T.Element: Object {
         member(KeyPathTracer.name(of: keyPath), as: V.self)
     }
+
+    /// A ``RealmProperty`` of an object, compared through its value:
+    /// `where { $0.age > 18 }` for `let age = RealmProperty<Int?>()`.
+    ///
+    /// Shoal's addition: Realm's typed queries have no comparison for a
+    /// `RealmProperty` (only its format strings query one).
+    public subscript<V>(dynamicMember keyPath: KeyPath<T, RealmProperty<V>>) -> Query<V> where T: Object {
+        member(Self.realmPropertyName(keyPath, on: T.self), as: V.self)
+    }
+
+    /// A ``RealmProperty`` of an optional link, compared through its value.
+    public subscript<W: Object, V>(dynamicMember keyPath: KeyPath<W, RealmProperty<V>>) -> Query<V> where T == W? {
+        member(Self.realmPropertyName(keyPath, on: W.self), as: V.self)
+    }
+
+    /// The name `keyPath` (which reads a ``RealmProperty``) is declared
+    /// with on `type`: the property of a stand-in object that is the
+    /// instance the key path reads there.
+    private static func realmPropertyName<V>(_ keyPath: KeyPath<some Object, RealmProperty<V>>, on type: Object.Type) -> String {
+        let object = type.init(_shoalMetatype: ())
+        let property = object[keyPath: keyPath as AnyKeyPath] as AnyObject
+        guard let name = ClassRegistry.children(of: object).first(where: { ($0.value as AnyObject) === property })?.label else {
+            shoalPrecondition(ShoalError(.invalidKeyPath,
+                "Key path \(keyPath) does not read a RealmProperty declared by '\(Object.className(of: type))'.",
+                context: ["class": Object.className(of: type)]))
+        }
+        return name
+    }
 }
 
 /// Options for string comparisons in ``Query``: `[c]` and `[d]`.

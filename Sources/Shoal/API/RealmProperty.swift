@@ -18,8 +18,8 @@
 /// added to a Realm it holds its value itself, afterwards it reads and
 /// writes the Realm (writes need a write transaction).
 ///
-/// - Note: Differs from Realm: typed queries (`where { }`) do not reach
-///   it; query it with a format string, or declare it `@Persisted var age: Int?`.
+/// Typed queries compare it through its value (`where { $0.age >= 18 }`),
+/// which Realm's typed queries do not offer (Shoal's addition).
 public final class RealmProperty<Value: RealmPropertyType> {
     private var unmanagedValue: Value
     /// The property of the managed object this reads, once bound.
@@ -54,6 +54,31 @@ extension RealmProperty: CustomStringConvertible {
 extension RealmProperty: Equatable where Value: Equatable {
     /// Whether both hold the same value.
     public static func == (lhs: RealmProperty, rhs: RealmProperty) -> Bool { lhs.value == rhs.value }
+}
+
+extension RealmProperty: Codable where Value: Codable {
+    /// Creates the property with the decoded value; `null` decodes as no
+    /// value (`nil`, or ``AnyRealmValue/none``), as in Realm.
+    ///
+    /// ```swift
+    /// final class Person: Object, Codable {
+    ///     @Persisted var name = ""
+    ///     var age = RealmProperty<Int?>()
+    /// }
+    /// let ann = try JSONDecoder().decode(Person.self, from: Data(#"{"name": "Ann", "age": null}"#.utf8))
+    /// ```
+    public convenience init(from decoder: any Decoder) throws {
+        self.init()
+        let container = try decoder.singleValueContainer()
+        if !container.decodeNil() { value = try container.decode(Value.self) }
+    }
+
+    /// Encodes the value (read from the Realm for a managed object), `nil`
+    /// as `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+    }
 }
 
 /// A type a ``RealmProperty`` holds: an optional ``RealmOptionalType``, or ``AnyRealmValue``.
