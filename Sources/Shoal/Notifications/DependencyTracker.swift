@@ -285,6 +285,7 @@ final class DependencyTracker: @unchecked Sendable {
             for (id, candidates) in s.routes.affected(by: digest) {
                 guard let sub = s.subscriptions[id], let notifier = sub.notifier else { continue }
                 s.statistics.notifierRuns += 1
+                s.statistics.candidates += candidates.count
                 // A notifier made from a later snapshot already shows this commit.
                 // (Feeding and registering under the coordinator's lock leaves no gap.)
                 guard notifier.version < entry.version else { continue }
@@ -336,6 +337,8 @@ final class DependencyTracker: @unchecked Sendable {
         var steps = 0
         /// Notifiers run (routed to) over all commits.
         var notifierRuns = 0
+        /// Objects handed to those runs to look at, summed over the runs.
+        var candidates = 0
     }
 
     var statistics: Statistics { state.withLock { $0.statistics } }

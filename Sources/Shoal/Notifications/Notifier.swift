@@ -58,8 +58,9 @@ struct DeliveredElements {
 /// How routing reaches a notifier.
 enum NotifierAnchor {
     /// Results over a whole table: reached through the table's routing
-    /// index, by an equality on `path` when there is one.
-    case table(TableKey, equality: (path: [BoundProperty], values: Set<Value>)?)
+    /// index, by an equality on `path` when there is one, otherwise by a
+    /// range of values on a path when there is one.
+    case table(TableKey, equality: (path: [BoundProperty], values: Set<Value>)?, range: RangeAnchor? = nil)
     /// A collection of one object, or the object itself.
     case object(Link)
 }

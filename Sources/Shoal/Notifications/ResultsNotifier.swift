@@ -27,6 +27,8 @@ final class ResultsNotifier: OrderNotifier {
     /// The sort keys, primary first.
     private let sortKeys: [SortKey]
     private let equality: (path: [BoundProperty], values: Set<Value>)?
+    /// The range routing reaches the notifier by when it has no equality.
+    private let range: RangeAnchor?
     /// The kept order, in chunks: placing or removing an element moves one
     /// chunk, not the whole order.
     private var ids = ChunkedArray<ElementID>()
@@ -70,12 +72,13 @@ final class ResultsNotifier: OrderNotifier {
         for step in ordering.reversed() { if case .sort(let k) = step { keys.append(contentsOf: k) } }
         self.sortKeys = keys
         self.equality = predicate.flatMap(Self.equality)
+        self.range = equality == nil ? predicate.flatMap { RangeAnchor.of($0, schema: snapshot.schema) } : nil
         super.init(version: snapshot.version, filter: filter)
         self.elementTable = table
         order = ContiguousArray(source.evaluate(table: table, snapshot: snapshot).compactMap { $0.linkValue?.key.rawValue })
     }
 
-    override var anchor: NotifierAnchor { .table(table, equality: equality) }
+    override var anchor: NotifierAnchor { .table(table, equality: equality, range: range) }
 
     override func element(at index: Int) -> Value { .link(Link(table: table, key: ObjectKey(ids[index]))) }
 

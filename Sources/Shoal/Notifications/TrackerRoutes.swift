@@ -4,8 +4,11 @@
 /// - Results over a table are indexed by that table: by the value of an
 ///   equality on a to-one path when their predicate has one (`owner.id ==
 ///   k`: an object can only matter if its value there, before or after the
-///   commit, is `k`), otherwise by the root columns they depend on (and all
-///   of them for insertions and deletions).
+///   commit, is `k`), or else by a range on such a path (`owner.id >= a AND
+///   owner.id < b`: its value there, before or after, is in the range),
+///   otherwise by the root columns they depend on (and all of them for
+///   insertions and deletions). Either way a changed object's value on the
+///   path is read once per snapshot, whatever the number of notifiers.
 /// - Collections of one object, and objects, are indexed by that object.
 /// - Changes of related objects travel to the roots along the reverse link
 ///   edges the registered notifiers declared (bottom-up: the cost is the
@@ -15,11 +18,13 @@ struct TrackerRoutes {
     private struct TableRoutes {
         /// Equality paths, each with its notifiers by value.
         var anchored: [[BoundProperty]: [Value: Set<Int>]] = [:]
+        /// Range paths, each with its notifiers by range.
+        var ranged: [[BoundProperty]: RangeRoutes] = [:]
         var byColumn: [RouteColumn: Set<Int>] = [:]
         var anyColumn: Set<Int> = []
         var unanchored: Set<Int> = []
 
-        var isEmpty: Bool { anchored.isEmpty && byColumn.isEmpty && anyColumn.isEmpty && unanchored.isEmpty }
+        var isEmpty: Bool { anchored.isEmpty && ranged.isEmpty && byColumn.isEmpty && anyColumn.isEmpty && unanchored.isEmpty }
     }
 
     private var tables: [TableKey: TableRoutes] = [:]
@@ -34,6 +39,7 @@ struct TrackerRoutes {
     var capacity: Int {
         var total = registered.capacity + objects.capacity + edges.capacity + hops.capacity + tables.capacity
         for routes in tables.values {
+            total += routes.ranged.capacity + routes.ranged.values.reduce(0) { $0 + $1.capacity }
             total += routes.anchored.capacity + routes.byColumn.capacity + routes.anyColumn.capacity + routes.unanchored.capacity
             for byValue in routes.anchored.values { total += byValue.capacity + byValue.values.reduce(0) { $0 + $1.capacity } }
             total += routes.byColumn.values.reduce(0) { $0 + $1.capacity }
@@ -49,10 +55,12 @@ struct TrackerRoutes {
         hops[deps.maxHops, default: 0] += 1
         switch notifier.anchor {
         case .object(let link): objects[link, default: []].insert(id)
-        case .table(let table, let equality):
+        case .table(let table, let equality, let range):
             var routes = tables[table] ?? TableRoutes()
             if let equality {
                 for value in equality.values { routes.anchored[equality.path, default: [:]][value, default: []].insert(id) }
+            } else if let range {
+                routes.ranged[range.path, default: RangeRoutes()].insert(id, range)
             } else {
                 routes.unanchored.insert(id)
                 if deps.anyColumn { routes.anyColumn.insert(id) }
@@ -77,9 +85,13 @@ struct TrackerRoutes {
             objects[link]?.remove(id)
             if objects[link]?.isEmpty == true { objects[link] = nil }
             objects.releaseUnusedCapacity()
-        case .table(let table, let equality):
+        case .table(let table, let equality, let range):
             guard var routes = tables.removeValue(forKey: table) else { return }
-            if let equality {
+            if equality == nil, let range {
+                routes.ranged[range.path]?.remove(id, range)
+                if routes.ranged[range.path]?.isEmpty == true { routes.ranged[range.path] = nil }
+                routes.ranged.releaseUnusedCapacity()
+            } else if let equality {
                 for value in equality.values {
                     routes.anchored[equality.path]?[value]?.remove(id)
                     if routes.anchored[equality.path]?[value]?.isEmpty == true { routes.anchored[equality.path]?[value] = nil }
@@ -120,12 +132,21 @@ struct TrackerRoutes {
             if let ids = objects[link] { for id in ids { out[id, default: []].insert(link.key) } }
             guard let routes = tables[link.table] else { continue }
             let membership = digest.isInserted(link) || digest.isDeleted(link)
+            // A modification reaches only notifiers that depend on one of its columns.
+            func reaches(_ id: Int) -> Bool {
+                membership || registered[id].map({ $0.anyColumn || !$0.columns.isDisjoint(with: columns) }) == true
+            }
             for (path, byValue) in routes.anchored {
                 for snapshot in [digest.before, digest.after] {
                     guard let value = Self.value(path, of: link, in: snapshot), let ids = byValue[value] else { continue }
-                    // A modification reaches only notifiers that depend on one of its columns.
-                    for id in ids where membership || registered[id].map({ $0.anyColumn || !$0.columns.isDisjoint(with: columns) }) == true {
-                        out[id, default: []].insert(link.key)
+                    for id in ids where reaches(id) { out[id, default: []].insert(link.key) }
+                }
+            }
+            for (path, ranges) in routes.ranged {
+                for snapshot in [digest.before, digest.after] {
+                    guard let value = Self.value(path, of: link, in: snapshot) else { continue }
+                    ranges.forEach(containing: value) { id in
+                        if reaches(id) { out[id, default: []].insert(link.key) }
                     }
                 }
             }
