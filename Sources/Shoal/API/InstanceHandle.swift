@@ -14,23 +14,22 @@ import CSwiftRuntime
 /// reference count has reached zero, and the instance's `deinit` detaches
 /// the handle under the same lock before its memory can go.
 final class InstanceHandle: @unchecked Sendable {
-    // Safe because: `instance` is read and written under `lock`.
-    private let lock = Locked(())
-    private var instance: UnsafeMutableRawPointer?
+    // Safe because: the instance pointer is only reached inside `instance`'s lock.
+    private let instance = Locked<UnsafeMutableRawPointer?>(nil)
 
     /// Points the handle at its instance (from the instance's initializer).
     func attach(_ instance: RealmInstance) {
-        lock.withLock { _ in self.instance = Unmanaged.passUnretained(instance).toOpaque() }
+        self.instance.withLock { $0 = Unmanaged.passUnretained(instance).toOpaque() }
     }
 
     /// Forgets the instance (from its `deinit`).
     func detach() {
-        lock.withLock { _ in instance = nil }
+        instance.withLock { $0 = nil }
     }
 
     /// The instance, retained, or `nil` once it is gone or going.
     func load() -> RealmInstance? {
-        lock.withLock { _ in
+        instance.withLock { instance in
             guard let instance, swift_tryRetain(instance) != nil else { return nil }
             return Unmanaged<RealmInstance>.fromOpaque(instance).takeRetainedValue()
         }

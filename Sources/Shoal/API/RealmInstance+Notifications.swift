@@ -5,14 +5,16 @@ import Foundation
 /// kept as the queue's specific value so that `verifyThread` can check it.
 final class QueueToken: Sendable {
     static let key = DispatchSpecificKey<QueueToken>()
-    private static let assigning = Locked(())
+    /// The tokens handed out, kept so that two first uses of a queue agree on one.
+    private static let assigned = Locked(0)
 
     /// The queue's token, set on first use.
     static func of(_ queue: DispatchQueue) -> QueueToken {
-        assigning.withLock { _ in
+        assigned.withLock { count in
             if let token = queue.getSpecific(key: key) { return token }
             let token = QueueToken()
             queue.setSpecific(key: key, value: token)
+            count += 1
             return token
         }
     }

@@ -21,9 +21,8 @@
 @propertyWrapper
 public final class ThreadSafe<T: ThreadConfined>: @unchecked Sendable {
     // Safe because: the stored reference (a Sendable handle and a
-    // configuration) is only read and written under `lock`.
-    private let lock = Locked(())
-    private var stored: (handle: ThreadSafeHandle, configuration: Realm.Configuration)?
+    // configuration) is only read and written under its lock.
+    private let stored = Locked<(handle: ThreadSafeHandle, configuration: Realm.Configuration)?>(nil)
 
     /// Wraps a managed value, or `nil`.
     public init(wrappedValue: T?) {
@@ -33,7 +32,7 @@ public final class ThreadSafe<T: ThreadConfined>: @unchecked Sendable {
     /// The value in the calling thread's Realm, or `nil`.
     public var wrappedValue: T? {
         get {
-            guard let (handle, configuration) = lock.withLock({ _ in stored }) else { return nil }
+            guard let (handle, configuration) = stored.withLock({ $0 }) else { return nil }
             let realm: Realm
             do { realm = try Realm(configuration: configuration) } catch { shoalPrecondition(error) }
             guard handle.coordinator === realm.instance.coordinator else { return nil }
@@ -42,7 +41,7 @@ public final class ThreadSafe<T: ThreadConfined>: @unchecked Sendable {
         }
         set {
             guard let newValue else {
-                lock.withLock { _ in stored = nil }
+                stored.withLock { $0 = nil }
                 return
             }
             guard let resolvable = newValue as? any ThreadSafeResolvable, let handle = resolvable.threadSafeHandle(),
@@ -50,7 +49,7 @@ public final class ThreadSafe<T: ThreadConfined>: @unchecked Sendable {
             else {
                 shoalPrecondition(ShoalError(.unsupported, "Cannot construct reference to unmanaged object, which can be passed across threads directly"))
             }
-            lock.withLock { _ in stored = (handle, configuration) }
+            stored.withLock { $0 = (handle, configuration) }
         }
     }
 }

@@ -29,10 +29,9 @@ extension Map: ThreadConfined {}
 /// A reference resolves once; resolving it again returns `nil`.
 public final class ThreadSafeReference<Confined: ThreadConfined>: @unchecked Sendable {
     // Safe because: the handle holds only keys and the coordinator (Sendable);
-    // `resolved` is guarded by the handle lock.
+    // whether it was resolved is kept under a lock.
     private let handle: ThreadSafeHandle
-    private let lock = Locked(())
-    private var resolved = false
+    private let resolved = Locked(false)
 
     /// Creates a reference to a managed object, results or list.
     ///
@@ -45,7 +44,7 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: @unchecked Sen
     }
 
     func take() -> ThreadSafeHandle? {
-        lock.withLock { _ in
+        resolved.withLock { resolved in
             if resolved { return nil }
             resolved = true
             return handle

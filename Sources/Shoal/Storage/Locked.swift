@@ -7,6 +7,10 @@ import Foundation
 /// see (it reports false races on every value a `Mutex` guards), while
 /// `NSLock` is a pthread mutex it understands; and `Mutex` demands that
 /// non-`Sendable` state (key paths, accessors) be sent into it.
+///
+/// Guard real state, never `()`: the thread sanitizer takes the access to a
+/// zero-sized `state` (which sits at the object's end) for one of the next
+/// heap block's first bytes, and reports races that are not there.
 final class Locked<State>: @unchecked Sendable {
     // Safe because: `state` is only reached inside `withLock`, under `lock`.
     private let lock = NSLock()
