@@ -137,7 +137,8 @@ extension RealmCollection where Element: Object {
 extension ManagedSlot {
     /// The same property read through another instance of its store.
     func rebound(to instance: RealmInstance) -> ManagedSlot {
-        ManagedSlot(ref: ObjectRef(realm: instance, table: ref.table, key: ref.key, generation: instance.generation), property: property)
+        ManagedSlot(ref: ObjectRef(realm: instance, table: ref.table, key: ref.key, generation: instance.generation), property: property,
+            mixedPath: mixedPath)
     }
 }
 

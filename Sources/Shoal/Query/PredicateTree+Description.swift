@@ -124,6 +124,8 @@ extension Value {
         case .decimal(let value): value.description
         case .uuid(let value): "uuid(\(value.uuidString))"
         case .link(let value): "\(value.table)/\(value.key)"
+        case .list(let values): "{\(values.map(\.predicateLiteral).joined(separator: ", "))}"
+        case .dictionary: description
         }
     }
 

@@ -197,6 +197,7 @@ struct QueryBinder {
         case .objectId: (.objectId, nil)
         case .uuid: (.uuid, nil)
         case .link(let link): (.object, link.table.index < schema.objectSchema.count ? schema[link.table].className : nil)
+        case .list, .dictionary: (.any, nil)
         }
     }
 
