@@ -469,4 +469,127 @@ final class MixedHolder: Object {
             }
         }
     }
+
+    // MARK: Queries
+
+    /// Three objects whose `anyCol` is Realm's nested list of testNestedAnyRealmList,
+    /// its nested dictionary of testNestedAnyRealmDictionary, and an integer.
+    static func queryRealm() throws -> Realm {
+        let realm = try realm()
+        try realm.write {
+            let list = MixedHolder()
+            list.name = "list"
+            let subArray2 = AnyRealmValue.fromArray([.string("john"), .bool(false)])
+            let subArray3 = AnyRealmValue.fromArray([subArray2, .double(76.54)])
+            let subArray4 = AnyRealmValue.fromArray([subArray3, .int(99)])
+            list.anyCol = .fromArray([subArray4, .float(20.34)])
+            let dictionary = MixedHolder()
+            dictionary.name = "dictionary"
+            let subDict2 = AnyRealmValue.fromDictionary(["key6": .string("john"), "key7": .bool(false)])
+            let subDict3 = AnyRealmValue.fromDictionary(["key4": subDict2, "key5": .double(76.54)])
+            let subDict4 = AnyRealmValue.fromDictionary(["key2": subDict3, "key3": .int(99)])
+            dictionary.anyCol = .fromDictionary(["key0": subDict4, "key1": .float(20.34)])
+            let scalar = MixedHolder()
+            scalar.name = "scalar"
+            scalar.anyCol = .int(99)
+            realm.add([list, dictionary, scalar])
+        }
+        return realm
+    }
+
+    static func names(_ results: Results<MixedHolder>) -> [String] { results.map(\.name).sorted() }
+
+    @Test("testNestedAnyRealmList: positions of nested lists in format strings and typed queries")
+    func nestedAnyRealmListQueries() throws {
+        let realm = try Self.queryRealm()
+        let objects = realm.objects(MixedHolder.self)
+        func check(_ format: String, _ args: [Any], _ expected: [String], _ typed: (Query<MixedHolder>) -> Query<Bool>) {
+            #expect(Self.names(objects.filter(try! PredicateFormat(format, argumentArray: args))) == expected, "\(format)")
+            #expect(Self.names(objects.where(typed)) == expected, "typed \(format)")
+        }
+        check("anyCol[%@] == %@", [1, AnyRealmValue.float(20.34)], ["list"]) { $0.anyCol[1] == .float(20.34) }
+        // Every element: the dictionary holds 20.34 too.
+        check("anyCol[%K] == %@", ["#any", AnyRealmValue.float(20.34)], ["dictionary", "list"]) { $0.anyCol.any == .float(20.34) }
+        check("anyCol[%@][%@] == %@", [0, 1, AnyRealmValue.int(99)], ["list"]) { $0.anyCol[0][1] == .int(99) }
+        check("anyCol[%@][%@][%@] == %@", [0, 0, 1, AnyRealmValue.double(76.54)], ["list"]) { $0.anyCol[0][0][1] == .double(76.54) }
+        check("anyCol[%@][%@][%K] == %@", [0, 0, "#any", AnyRealmValue.double(76.54)], ["list"]) { $0.anyCol[0][0].any == .double(76.54) }
+        check("anyCol[%@][%@][%@][%@] == %@", [0, 0, 0, 0, AnyRealmValue.string("john")], ["list"]) {
+            $0.anyCol[0][0][0][0] == .string("john")
+        }
+        check("anyCol[%@][%@][%@][%K] == %@", [0, 0, 0, "#any", AnyRealmValue.bool(false)], ["list"]) {
+            $0.anyCol[0][0][0].any == .bool(false)
+        }
+        check("anyCol[%@][%@] >= %@", [0, 1, AnyRealmValue.int(99)], ["list"]) { $0.anyCol[0][1] >= .int(99) }
+        check("anyCol[%@][%@] <= %@", [0, 1, AnyRealmValue.int(99)], ["list"]) { $0.anyCol[0][1] <= .int(99) }
+        check("anyCol[%@][%@] != %@", [0, 1, AnyRealmValue.int(99)], ["dictionary", "scalar"]) { $0.anyCol[0][1] != .int(99) }
+        // A string in brackets is a key, even '#any': a list has none.
+        check("anyCol[%@] == %@", ["#any", AnyRealmValue.float(20.34)], []) { $0.anyCol["#any"] == .float(20.34) }
+        // Written in Realm's query language.
+        #expect(Self.names(objects.filter("anyCol[*] == 20.34f")) == ["dictionary", "list"])
+        #expect(Self.names(objects.filter("anyCol[*] == 99")).isEmpty)
+        #expect(Self.names(objects.filter("anyCol[0][1] == 99")) == ["list"])
+        #expect(Self.names(objects.filter("anyCol[5] == nil")) == ["dictionary", "list", "scalar"])
+    }
+
+    @Test("testNestedAnyRealmDictionary: keys of nested dictionaries in format strings and typed queries")
+    func nestedAnyRealmDictionaryQueries() throws {
+        let realm = try Self.queryRealm()
+        let objects = realm.objects(MixedHolder.self)
+        func check(_ format: String, _ args: [Any], _ expected: [String], _ typed: (Query<MixedHolder>) -> Query<Bool>) {
+            #expect(Self.names(objects.filter(try! PredicateFormat(format, argumentArray: args))) == expected, "\(format)")
+            #expect(Self.names(objects.where(typed)) == expected, "typed \(format)")
+        }
+        check("anyCol[%@] == %@", ["key1", AnyRealmValue.float(20.34)], ["dictionary"]) { $0.anyCol["key1"] == .float(20.34) }
+        check("anyCol[%K] == %@", ["#any", AnyRealmValue.float(20.34)], ["dictionary", "list"]) { $0.anyCol.any == .float(20.34) }
+        check("anyCol[%@][%@] == %@", ["key0", "key3", AnyRealmValue.int(99)], ["dictionary"]) { $0.anyCol["key0"]["key3"] == .int(99) }
+        check("anyCol[%@][%K] == %@", ["key0", "#any", AnyRealmValue.int(99)], ["dictionary"]) { $0.anyCol["key0"].any == .int(99) }
+        check("anyCol[%@][%@][%@] == %@", ["key0", "key2", "key5", AnyRealmValue.double(76.54)], ["dictionary"]) {
+            $0.anyCol["key0"]["key2"]["key5"] == .double(76.54)
+        }
+        check("anyCol[%@][%@][%@][%@] == %@", ["key0", "key2", "key4", "key7", AnyRealmValue.bool(false)], ["dictionary"]) {
+            $0.anyCol["key0"]["key2"]["key4"]["key7"] == .bool(false)
+        }
+        check("anyCol[%@][%K] >= %@", ["key0", "#any", AnyRealmValue.int(99)], ["dictionary"]) { $0.anyCol["key0"].any >= .int(99) }
+        check("anyCol[%@][%@] == %@", ["key0", "#any", AnyRealmValue.int(99)], []) { $0.anyCol["key0"]["#any"] == .int(99) }
+        #expect(Self.names(objects.filter("anyCol['key0']['key2']['key4']['key6'] == 'john'")) == ["dictionary"])
+    }
+
+    @Test("a whole nested collection compares by its elements, @count and @size count a nested collection, and a change re-runs a query")
+    func wholeCollectionsCountsAndLiveResults() throws {
+        let realm = try Self.queryRealm()
+        let objects = realm.objects(MixedHolder.self)
+        // QueryTests testAnyRealmValue: `anyCol == %@` with a collection.
+        let dictionary = Map<String, AnyRealmValue>()
+        dictionary["key"] = .string("FooBar")
+        let holder = try #require(objects.filter("name == 'scalar'").first)
+        try realm.write { holder.anyCol = .dictionary(dictionary) }
+        #expect(Self.names(objects.filter("anyCol == %@", AnyRealmValue.dictionary(dictionary))) == ["scalar"])
+        #expect(Self.names(objects.where { $0.anyCol == .dictionary(dictionary) }) == ["scalar"])
+        #expect(Self.names(objects.filter("anyCol == %@", AnyRealmValue.fromArray([.string("FooBar")]))).isEmpty)
+
+        #expect(Self.names(objects.filter("anyCol.@count == 2")) == ["dictionary", "list"])
+        #expect(Self.names(objects.filter("anyCol.@size == 1")) == ["scalar"])
+        #expect(Self.names(objects.filter("anyCol[0].@count == 2")) == ["list"])
+        #expect(Self.names(objects.filter("anyCol['key0'].@count > 1")) == ["dictionary"])
+
+        // A results observer sees an object enter when a nested value changes.
+        let matching = objects.filter("anyCol['key'] == 'changed'")
+        var updates: [[Int]] = []
+        let token = matching.observe { change in
+            if case .update(_, _, let insertions, _) = change { updates.append(insertions) }
+        }
+        defer { token.invalidate() }
+        #expect(matching.isEmpty)
+        try realm.write { holder.anyCol.dictionaryValue?["key"] = .string("changed") }
+        realm.refresh()
+        #expect(Self.names(matching) == ["scalar"])
+        #expect(updates == [[0]])
+    }
+
+    @Test("a subscript after a property that is neither a map nor mixed is an invalid key path")
+    func subscriptOnOtherProperty() throws {
+        let error = #expect(throws: ShoalError.self) { try PredicateFormat("name[0] == 'x'").validate(for: MixedHolder.self) }
+        #expect(error?.message.contains("a subscript must follow a map or mixed property") == true)
+        #expect(throws: Never.self) { try PredicateFormat("anyCol[0]['k'][*] == 1").validate(for: MixedHolder.self) }
+    }
 }
