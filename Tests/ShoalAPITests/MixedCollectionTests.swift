@@ -591,5 +591,7 @@ final class MixedHolder: Object {
         let error = #expect(throws: ShoalError.self) { try PredicateFormat("name[0] == 'x'").validate(for: MixedHolder.self) }
         #expect(error?.message.contains("a subscript must follow a map or mixed property") == true)
         #expect(throws: Never.self) { try PredicateFormat("anyCol[0]['k'][*] == 1").validate(for: MixedHolder.self) }
+        // A List<AnyRealmValue> property's elements are never collections.
+        #expect(throws: ShoalError.self) { try PredicateFormat("mixedList[0] == 1").validate(for: MixedHolder.self) }
     }
 }
