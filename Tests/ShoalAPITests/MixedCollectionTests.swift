@@ -470,6 +470,26 @@ final class MixedHolder: Object {
         }
     }
 
+    @Test("filter on a nested list and observe on a nested map stop with a message that says what to do instead")
+    func nestedQueryAndObserveStop() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let realm = try! MixedCollectionTests.realm()
+            let o = MixedHolder()
+            o.anyCol = .fromArray([.int(1)])
+            try! realm.write { realm.add(o) }
+            _ = o.anyCol.listValue!.filter("self == 1")
+        }
+        #expect(result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?
+            .contains("Queries on a collection nested in an AnyRealmValue property are not supported") == true)
+        await #expect(processExitsWith: .failure) {
+            let realm = try! MixedCollectionTests.realm()
+            let o = MixedHolder()
+            o.anyCol = .fromDictionary(["k": .int(1)])
+            try! realm.write { realm.add(o) }
+            _ = o.anyCol.dictionaryValue!.observe { _ in }
+        }
+    }
+
     // MARK: Queries
 
     /// Three objects whose `anyCol` is Realm's nested list of testNestedAnyRealmList,

@@ -44,6 +44,13 @@ extension ManagedSlot {
     }
 }
 
+/// The error for what a live collection nested in a mixed property does
+/// not offer: `what` (queries, change notifications) names it.
+func nestedCollectionUnsupported(_ what: String) -> ShoalError {
+    ShoalError(.unsupported,
+        "\(what) on a collection nested in an AnyRealmValue property are not supported: observe the object that holds it, or query its owners with subscripts such as 'anyCol[0]' or 'anyCol[\"key\"]'.")
+}
+
 extension List where Element == AnyRealmValue {
     /// The stored elements of this list, as a mixed value holds them: an
     /// unmanaged list's converted (adding unmanaged objects to `context`'s

@@ -84,6 +84,7 @@ extension RealmCollection {
         -> NotificationToken
     {
         guard let base = resultsBase else {
+            if managedInstance != nil { shoalPrecondition(nestedCollectionUnsupported("Change notifications")) }
             shoalPrecondition(ShoalError(.unsupported, "Change notifications are only supported on managed collections."))
         }
         let instance = base.instance
