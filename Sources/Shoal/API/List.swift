@@ -32,12 +32,25 @@ public final class List<Element: RealmCollectionValue>: RealmCollectionImpl, @un
     var managedInstance: RealmInstance? { slot?.ref.realm }
     var unmanagedElements: [Element] { unmanaged }
     var kindName: String { "List" }
-    var resultsBase: (instance: RealmInstance, table: TableKey, source: ResultsSource)? { slot?.resultsBase }
+    var resultsBase: (instance: RealmInstance, table: TableKey, source: ResultsSource)? { isNested ? nil : slot?.resultsBase }
 
     func storedElements() -> [Value] {
         guard let slot else { return [] }
+        if isNested { return nestedElements() }
         slot.ref.checkValid()
         return slot.ref.realm.current.list(slot.ref.table, slot.ref.key, slot.property)
+    }
+
+    /// Iterates the elements the list held when iteration began (see
+    /// ``RealmCollectionIterator``); a list nested in a mixed property hands
+    /// out its nested collections live.
+    public func makeIterator() -> RealmCollectionIterator<Element> {
+        guard let slot else { return RealmCollectionIterator(unmanaged: unmanaged) }
+        if isNested {
+            let values = nestedElements()
+            return RealmCollectionIterator(unmanaged: values.indices.map { nestedElement(values[$0], at: $0) })
+        }
+        return RealmCollectionIterator(stored: storedObjectsOrValues(), instance: slot.ref.realm)
     }
 
     /// Whether the owning object was deleted or its Realm invalidated.
@@ -83,6 +96,7 @@ public final class List<Element: RealmCollectionValue>: RealmCollectionImpl, @un
             }
             let values = storedElements()
             checkIndex(position, values.count)
+            if isNested { return nestedElement(values[position], at: position) }
             return Element.fromValue(values[position], slot.ref.realm)
         }
         set { replace(index: position, object: newValue) }
@@ -91,6 +105,10 @@ public final class List<Element: RealmCollectionValue>: RealmCollectionImpl, @un
     /// Appends an element.
     public func append(_ element: Element) {
         guard slot != nil else { return unmanaged.append(element) }
+        if isNested {
+            let value = nestedStored(element)
+            return updateNestedList { $0.append(value) }
+        }
         let value = stored(element)
         write { tx, t, k, p throws(ShoalError) in try tx.listInsert(t, k, p, value, at: tx.working.list(t, k, p).count) }
     }
@@ -106,6 +124,13 @@ public final class List<Element: RealmCollectionValue>: RealmCollectionImpl, @un
             checkIndex(index, unmanaged.count + 1)
             return unmanaged.insert(element, at: index)
         }
+        if isNested {
+            let value = nestedStored(element)
+            return updateNestedList { (list: inout [Value]) throws(ShoalError) in
+                try checkNestedIndex(index, list.count + 1)
+                list.insert(value, at: index)
+            }
+        }
         let value = stored(element)
         write { tx, t, k, p throws(ShoalError) in try tx.listInsert(t, k, p, value, at: index) }
     }
@@ -116,6 +141,12 @@ public final class List<Element: RealmCollectionValue>: RealmCollectionImpl, @un
             checkIndex(index, unmanaged.count)
             unmanaged.remove(at: index)
             return
+        }
+        if isNested {
+            return updateNestedList { (list: inout [Value]) throws(ShoalError) in
+                try checkNestedIndex(index, list.count)
+                list.remove(at: index)
+            }
         }
         write { tx, t, k, p throws(ShoalError) in try tx.listRemove(t, k, p, at: index) }
     }
@@ -135,6 +166,7 @@ public final class List<Element: RealmCollectionValue>: RealmCollectionImpl, @un
     /// Removes every element (linked objects stay in the Realm).
     public func removeAll() {
         guard slot != nil else { return unmanaged.removeAll() }
+        if isNested { return updateNestedList { $0.removeAll() } }
         write { tx, t, k, p throws(ShoalError) in try tx.collectionClear(t, k, p) }
     }
 
@@ -144,6 +176,13 @@ public final class List<Element: RealmCollectionValue>: RealmCollectionImpl, @un
             checkIndex(index, unmanaged.count)
             unmanaged[index] = element
             return
+        }
+        if isNested {
+            let value = nestedStored(element)
+            return updateNestedList { (list: inout [Value]) throws(ShoalError) in
+                try checkNestedIndex(index, list.count)
+                list[index] = value
+            }
         }
         let value = stored(element)
         write { tx, t, k, p throws(ShoalError) in try tx.listSet(t, k, p, value, at: index) }
@@ -157,6 +196,13 @@ public final class List<Element: RealmCollectionValue>: RealmCollectionImpl, @un
             unmanaged.insert(unmanaged.remove(at: from), at: to)
             return
         }
+        if isNested {
+            return updateNestedList { (list: inout [Value]) throws(ShoalError) in
+                try checkNestedIndex(from, list.count)
+                try checkNestedIndex(to, list.count)
+                list.insert(list.remove(at: from), at: to)
+            }
+        }
         write { tx, t, k, p throws(ShoalError) in try tx.listMove(t, k, p, from: from, to: to) }
     }
 
@@ -167,6 +213,12 @@ public final class List<Element: RealmCollectionValue>: RealmCollectionImpl, @un
             checkIndex(j, unmanaged.count)
             unmanaged.swapAt(i, j)
             return
+        }
+        if isNested {
+            return updateNestedList { (list: inout [Value]) throws(ShoalError) in
+                try checkNestedIndex(Swift.max(i, j), list.count)
+                list.swapAt(i, j)
+            }
         }
         write { tx, t, k, p throws(ShoalError) in
             let list = tx.working.list(t, k, p)

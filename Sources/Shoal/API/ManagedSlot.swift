@@ -50,6 +50,16 @@ extension RealmInstance {
 public struct ManagedSlot {
     let ref: ObjectRef
     let property: Int
+    /// For a collection nested in a mixed (`AnyRealmValue`) property: the
+    /// steps from the property's value to it (empty for the value itself).
+    /// `nil` for the property itself.
+    var mixedPath: [MixedPathStep]? = nil
+
+    init(ref: ObjectRef, property: Int, mixedPath: [MixedPathStep]? = nil) {
+        self.ref = ref
+        self.property = property
+        self.mixedPath = mixedPath
+    }
 
     var schemaProperty: Property { ref.realm.schema[ref.table].properties[property] }
     var qualifiedName: String { "\(ref.realm.schema[ref.table].className).\(schemaProperty.name)" }
@@ -117,7 +127,7 @@ extension ManagedSlot {
     func frozen() -> ManagedSlot {
         if ref.realm.isFrozen { return self }
         let owner = ref.realm.accessor(ref.link).freeze()
-        return ManagedSlot(ref: owner.ref!, property: property)
+        return ManagedSlot(ref: owner.ref!, property: property, mixedPath: mixedPath)
     }
 
     /// The same property of the live object on the calling thread, or `nil`
@@ -125,7 +135,7 @@ extension ManagedSlot {
     func thawed() -> ManagedSlot? {
         if !ref.realm.isFrozen { return self }
         guard let owner = ref.realm.accessor(ref.link).thaw() else { return nil }
-        return ManagedSlot(ref: owner.ref!, property: property)
+        return ManagedSlot(ref: owner.ref!, property: property, mixedPath: mixedPath)
     }
 
     /// Replaces a managed collection's contents (assigning a collection to a property).

@@ -24,6 +24,7 @@ extension Map {
         guard let slot else {
             shoalPrecondition(ShoalError(.unsupported, "Change notifications are only supported on managed collections."))
         }
+        if isNested { shoalPrecondition(nestedCollectionUnsupported("Change notifications")) }
         let instance = slot.ref.realm
         instance.checkObservable()
         slot.ref.checkValid()

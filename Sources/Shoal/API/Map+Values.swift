@@ -20,7 +20,7 @@ struct MapValues<Key: MapKey, Element: RealmCollectionValue>: RealmCollectionImp
     var managedInstance: RealmInstance? { map.slot?.ref.realm }
     var unmanagedElements: [Element] { map.unmanaged.map(\.value) }
     var kindName: String { "Map" }
-    var resultsBase: (instance: RealmInstance, table: TableKey, source: ResultsSource)? { map.slot?.resultsBase }
+    var resultsBase: (instance: RealmInstance, table: TableKey, source: ResultsSource)? { map.isNested ? nil : map.slot?.resultsBase }
     func storedElements() -> [Value] { Array(map.storedEntries().values) }
 
     var isInvalidated: Bool { map.isInvalidated }

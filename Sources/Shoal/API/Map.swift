@@ -67,6 +67,7 @@ public final class Map<Key: MapKey, Value: RealmCollectionValue>: RandomAccessCo
     /// The entries of a managed map at the Realm's current version; none when unmanaged.
     func storedEntries() -> MapStorage {
         guard let slot else { return [:] }
+        if isNested { return nestedEntries() }
         slot.ref.checkValid()
         return slot.ref.realm.current.map(slot.ref.table, slot.ref.key, slot.property)
     }
@@ -87,6 +88,7 @@ public final class Map<Key: MapKey, Value: RealmCollectionValue>: RandomAccessCo
             shoalPrecondition(ShoalError(.indexOutOfBounds, "Index \(position) is out of bounds (must be less than \(entries.count))."))
         }
         let entry = entries.elements[position]
+        if isNested { return (Key(mapKeyString: entry.key), nestedValue(entry.value, forKey: entry.key)) }
         return (Key(mapKeyString: entry.key), Value.fromValue(entry.value, slot.ref.realm))
     }
 
@@ -94,6 +96,7 @@ public final class Map<Key: MapKey, Value: RealmCollectionValue>: RandomAccessCo
     public subscript(key: Key) -> Value? {
         get {
             guard let slot else { return unmanaged.first { $0.key == key }?.value }
+            if isNested { return storedEntries()[key.mapKeyString].map { nestedValue($0, forKey: key.mapKeyString) } }
             return storedEntries()[key.mapKeyString].map { Value.fromValue($0, slot.ref.realm) }
         }
         set {
@@ -115,6 +118,10 @@ public final class Map<Key: MapKey, Value: RealmCollectionValue>: RandomAccessCo
             if let i = unmanaged.firstIndex(where: { $0.key == key }) { unmanaged[i].value = value } else { unmanaged.append((key, value)) }
             return
         }
+        if isNested {
+            let stored = value.toValue(slot.ref.realm)
+            return updateNestedMap { $0[key.mapKeyString] = stored }
+        }
         slot.ref.checkValid()
         let stored = value.toValue(slot.ref.realm)
         let tx = slot.ref.realm.requireModification()
@@ -127,6 +134,7 @@ public final class Map<Key: MapKey, Value: RealmCollectionValue>: RandomAccessCo
             unmanaged.removeAll { $0.key == key }
             return
         }
+        if isNested { return updateNestedMap { $0[key.mapKeyString] = nil } }
         slot.ref.checkValid()
         let tx = slot.ref.realm.requireModification()
         do { try tx.mapRemove(slot.ref.table, slot.ref.key, slot.property, key: key.mapKeyString) } catch { shoalPrecondition(error) }
@@ -135,6 +143,7 @@ public final class Map<Key: MapKey, Value: RealmCollectionValue>: RandomAccessCo
     /// Removes every entry.
     public func removeAll() {
         guard let slot else { return unmanaged.removeAll() }
+        if isNested { return updateNestedMap { $0.removeAll() } }
         slot.ref.checkValid()
         let tx = slot.ref.realm.requireModification()
         do { try tx.collectionClear(slot.ref.table, slot.ref.key, slot.property) } catch { shoalPrecondition(error) }

@@ -99,6 +99,8 @@ extension Value {
         case .decimal(let v): v
         case .uuid(let v): v
         case .link(let l): link(l)
+        case .list(let v): v.map { $0.boxed(link: link) }
+        case .dictionary(let v): v.mapValues { $0.boxed(link: link) }
         }
     }
 }

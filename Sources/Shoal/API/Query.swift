@@ -397,6 +397,26 @@ extension Query {
     }
 }
 
+extension Query where T == AnyRealmValue {
+    /// The element at a position of a list nested in the mixed value:
+    /// `$0.anyCol[0] == .int(1)` (nothing matches where there is none).
+    public subscript(position: Int) -> Query<AnyRealmValue> {
+        Query<AnyRealmValue>(.keyPath(appending([.mixedIndex(position)])))
+    }
+
+    /// The value for a key of a dictionary nested in the mixed value:
+    /// `$0.anyCol["name"] == .string("x")`.
+    public subscript(key: String) -> Query<AnyRealmValue> {
+        Query<AnyRealmValue>(.keyPath(appending([.mapKey(key)])))
+    }
+
+    /// Every element of a list or value of a dictionary nested in the mixed
+    /// value, as `anyCol[*]`: a comparison matches when any of them matches.
+    public var any: Query<AnyRealmValue> {
+        Query<AnyRealmValue>(.keyPath(appending([.mixedAll])))
+    }
+}
+
 /// The operands of a flat `&&` or `||` chain of a typed query. The queries
 /// a chain's links make share one buffer, each seeing its first `count`
 /// operands: `q || x` appends `x` in place when no other query has appended

@@ -35,6 +35,7 @@ public struct RealmCollectionChanges<Collection: RealmCollection>: AsyncSequence
 
         init(collection: Collection, keyPaths: [String]?) {
             guard let base = collection.resultsBase else {
+                if collection.managedInstance != nil { shoalPrecondition(nestedCollectionUnsupported("Change notifications")) }
                 shoalPrecondition(ShoalError(.unsupported, "Change notifications are only supported on managed collections."))
             }
             base.instance.checkObservable()

@@ -62,7 +62,7 @@ private func collectionEquals<E: PersistableValue>(_ a: ManagedSlot?, _ b: Manag
     switch (a, b) {
     case (let a?, let b?):
         return a.ref.realm.coordinator === b.ref.realm.coordinator && a.ref.table == b.ref.table
-            && a.ref.key == b.ref.key && a.property == b.property
+            && a.ref.key == b.ref.key && a.property == b.property && a.mixedPath == b.mixedPath
     case (nil, nil):
         return x.count == y.count && zip(x, y).allSatisfy { sameElement($0, $1) }
     default:
@@ -75,6 +75,8 @@ private func collectionEquals<E: PersistableValue>(_ a: ManagedSlot?, _ b: Manag
 /// managed object, values by value. (An unmanaged object has no stored form
 /// to compare.)
 func sameElement<E: PersistableValue>(_ a: E, _ b: E) -> Bool {
+    // Nested collections compare as collections (which may hold unmanaged objects).
+    if let x = a as? AnyRealmValue, let y = b as? AnyRealmValue, x.isCollection || y.isCollection { return x == y }
     let (x, y) = (linkedObject(a), linkedObject(b))
     if x != nil || y != nil {
         guard let x, let y else { return false }

@@ -84,6 +84,7 @@ extension RealmCollection {
         -> NotificationToken
     {
         guard let base = resultsBase else {
+            if managedInstance != nil { shoalPrecondition(nestedCollectionUnsupported("Change notifications")) }
             shoalPrecondition(ShoalError(.unsupported, "Change notifications are only supported on managed collections."))
         }
         let instance = base.instance
@@ -137,7 +138,8 @@ extension RealmCollection where Element: Object {
 extension ManagedSlot {
     /// The same property read through another instance of its store.
     func rebound(to instance: RealmInstance) -> ManagedSlot {
-        ManagedSlot(ref: ObjectRef(realm: instance, table: ref.table, key: ref.key, generation: instance.generation), property: property)
+        ManagedSlot(ref: ObjectRef(realm: instance, table: ref.table, key: ref.key, generation: instance.generation), property: property,
+            mixedPath: mixedPath)
     }
 }
 

@@ -7,6 +7,7 @@ extension RealmCollection {
     /// instances retrieved from an RLMRealm").
     func queryBase() -> (instance: RealmInstance, table: TableKey, source: ResultsSource) {
         guard let base = resultsBase else {
+            if managedInstance != nil { shoalPrecondition(nestedCollectionUnsupported("Queries")) }
             shoalPrecondition(ShoalError(.unsupported, unmanagedMessage(kindName), context: ["collection": kindName]))
         }
         base.instance.verifyThread()

@@ -198,6 +198,10 @@ final class RealmCoordinator: @unchecked Sendable {
         }
         let receipt: LogWriter.Receipt
         do {
+            if transaction.record.holdsNestedCollection {
+                // An older segment's value encoding has no nested collections.
+                try log.continueInFormat(LogFormat.nestedCollectionsVersion, schemaFingerprint: next.schema.fingerprint)
+            }
             receipt = try log.enqueue(transaction.record, version: next.version)
         } catch {
             writeLock.signal()

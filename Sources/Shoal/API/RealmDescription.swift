@@ -133,6 +133,8 @@ extension AnyRealmValue {
         case .objectId(let v): v
         case .decimal128(let v): v
         case .uuid(let v): v
+        case .dictionary(let v): v
+        case .list(let v): v
         }
     }
 }

@@ -93,6 +93,19 @@ enum ValueCoercion {
             stored = .decimal(Decimal128(decimal))
         } else if let bytes = any as? [UInt8] {
             stored = .data(Data(bytes))
+        } else if property.type == .any, let elements = any as? [Any?] {
+            // A nested list in a mixed property, its elements mixed in turn.
+            var values: [Value] = []
+            for element in elements {
+                values.append(try value(element, for: property, className: className, realm: realm, update: update, copying: copying))
+            }
+            stored = .list(values)
+        } else if property.type == .any, let entries = any as? [String: Any?] {
+            var values: [String: Value] = [:]
+            for (key, element) in entries {
+                values[key] = try value(element, for: property, className: className, realm: realm, update: update, copying: copying)
+            }
+            stored = .dictionary(values)
         } else if let persistable = any as? any PersistableValue, !(any is Object) {
             stored = persistable.toValue(nil)
         } else {

@@ -105,8 +105,23 @@ enum ChangeRecordCodec {
             w.byte(11)
             withUnsafeBytes(of: u.uuid) { for b in $0 { w.byte(b) } }
         case .link(let l): w.byte(12); w.varint(Int(l.table.rawValue)); w.varint(UInt64(bitPattern: l.key.rawValue))
+        case .list(let elements):
+            w.byte(13)
+            w.varint(elements.count)
+            for element in elements { encode(element, into: &w) }
+        case .dictionary(let entries):
+            w.byte(14)
+            w.varint(entries.count)
+            for key in entries.keys.sorted() {
+                w.string(key)
+                encode(entries[key]!, into: &w)
+            }
         }
     }
+
+    /// How deep nested lists and dictionaries may be in a decoded value: a
+    /// damaged payload cannot make decoding recurse without bound.
+    static let maximumNesting = 100
 
     /// Decodes a payload into a record for `baseVersion`, checking that every
     /// table, property and value fits `schema`.
@@ -244,9 +259,10 @@ enum ChangeRecordCodec {
         }
     }
 
-    static func decodeValue(_ r: inout ByteReader, _ schema: Schema) throws(DecodingFailure) -> Value {
+    static func decodeValue(_ r: inout ByteReader, _ schema: Schema, depth: Int = 0) throws(DecodingFailure) -> Value {
         let start = r.offset
-        switch try r.byte() {
+        let tag = try r.byte()
+        switch tag {
         case 0: return .null
         case 1: return .bool(false)
         case 2: return .bool(true)
@@ -273,6 +289,24 @@ enum ChangeRecordCodec {
             let key = try r.varint()
             guard key < UInt64(Int64.max) else { throw r.fail("link key out of range") }
             return .link(Link(table: TableKey(t), key: ObjectKey(Int64(key))))
+        case 13, 14:
+            guard depth < maximumNesting else { throw DecodingFailure(offset: start, reason: "collections nested deeper than \(maximumNesting)") }
+            let isList = tag == 13
+            let n = try r.count(isList ? "nested list count" : "nested dictionary count")
+            if isList {
+                var elements: [Value] = []
+                for _ in 0..<n { elements.append(try decodeValue(&r, schema, depth: depth + 1)) }
+                return .list(elements)
+            }
+            var entries: [String: Value] = [:]
+            for _ in 0..<n {
+                let keyOffset = r.offset
+                let key = try r.string()
+                guard entries.updateValue(try decodeValue(&r, schema, depth: depth + 1), forKey: key) == nil else {
+                    throw DecodingFailure(offset: keyOffset, reason: "nested dictionary key '\(key)' repeated")
+                }
+            }
+            return .dictionary(entries)
         case let kind:
             throw DecodingFailure(offset: start, reason: "unknown value kind \(kind)")
         }

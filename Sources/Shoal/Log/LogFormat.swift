@@ -1,6 +1,6 @@
 internal import Glibc
 
-/// Constants and byte layouts of Shoal's on-disk formats, format version 5.
+/// Constants and byte layouts of Shoal's on-disk formats, format version 6.
 ///
 /// The prose specification, with the grammar and a worked example, is
 /// `Sources/Shoal/Log/FORMAT.md`; keep the two in step. All integers are
@@ -40,7 +40,15 @@ enum LogFormat {
     /// column as the table keeps it (column kind 8): the dictionary's new
     /// strings, then a packed leaf of codes. Versions 1 to 4 are read as
     /// they are.
-    static let version: UInt16 = 5
+    ///
+    /// Version 6 adds nested collections to values (value kinds 13, a list,
+    /// and 14, a dictionary), which only a mixed property holds. Versions 1
+    /// to 5 are read as they are; a version 5 reader refuses a version 6
+    /// file by its header. A record holding a nested collection is never
+    /// written to an older segment: the log continues in a new segment first.
+    static let version: UInt16 = 6
+    /// The first format version whose values may be nested collections.
+    static let nestedCollectionsVersion: UInt16 = 6
     /// The first format version whose snapshot runs may hold packed leaves.
     static let leafSnapshotVersion: UInt16 = 4
     /// The first format version whose snapshot runs may hold coded strings.

@@ -206,7 +206,7 @@ enum DependencyCompiler {
             case .path(let path): out.append(extend(path, prefix))
             case .aggregate(_, let path, let property):
                 var steps = extend(path, prefix)
-                if let property { steps.append(component(.property(property), from: property.table, schema: schema)) }
+                if let property, let c = component(.property(property), from: property.table, schema: schema) { steps.append(c) }
                 out.append(steps)
             case .subqueryCount(let path, let inner):
                 let steps = extend(path, prefix)
@@ -219,7 +219,8 @@ enum DependencyCompiler {
             var steps = path.root == 0 ? [] : prefix
             var table = path.root == 0 ? root : (prefix.last?.target ?? root)
             for step in path.steps {
-                let c = component(step, from: table, schema: schema)
+                // A step into a nested collection stays within the property before it.
+                guard let c = component(step, from: table, schema: schema) else { continue }
                 steps.append(c)
                 table = c.target ?? table
             }
@@ -247,7 +248,7 @@ enum DependencyCompiler {
         return out.filter { !$0.isEmpty }
     }
 
-    private static func component(_ step: PathStep, from table: TableKey, schema: Schema) -> PathComponent {
+    private static func component(_ step: PathStep, from table: TableKey, schema: Schema) -> PathComponent? {
         func target(_ p: BoundProperty) -> TableKey? {
             let property = schema[p.table].properties[p.index]
             return property.type == .object ? schema.tableByName[property.objectClassName ?? ""] : nil
@@ -259,6 +260,8 @@ enum DependencyCompiler {
             return PathComponent(table: p.table, kind: .property(p.index), target: nil)
         case .backlinks(let origin, let property):
             return PathComponent(table: table, kind: .backlinks(origin: origin, property: property), target: origin)
+        case .mixedIndex, .mixedKey, .mixedAll:
+            return nil
         case .allBacklinks:
             return PathComponent(table: table, kind: .allBacklinks, target: nil)
         }

@@ -100,4 +100,34 @@ enum PathStep: Hashable, Sendable {
     case backlinks(origin: TableKey, property: Int)
     /// Every object linking here, through any property.
     case allBacklinks
+    /// The element at a position of a list nested in a mixed value, `null`
+    /// when there is none.
+    case mixedIndex(Int)
+    /// The value for a key of a dictionary nested in a mixed value, `null`
+    /// when there is none.
+    case mixedKey(String)
+    /// Every element of a list or value of a dictionary nested in a mixed value.
+    case mixedAll
+}
+
+extension PathStep {
+    /// Whether the step goes into a collection nested in a mixed value
+    /// (within the property the path has reached).
+    var isMixed: Bool {
+        switch self {
+        case .mixedIndex, .mixedKey, .mixedAll: true
+        default: false
+        }
+    }
+
+    /// The value a to-one step into a nested collection reaches from `value`
+    /// (`null` when there is none); `nil` for other steps.
+    func mixedValue(of value: Value) -> Value? {
+        switch (self, value) {
+        case (.mixedIndex(let i), .list(let elements)): i >= 0 && i < elements.count ? elements[i] : .null
+        case (.mixedKey(let key), .dictionary(let entries)): entries[key] ?? .null
+        case (.mixedIndex, _), (.mixedKey, _): .null
+        default: nil
+        }
+    }
 }

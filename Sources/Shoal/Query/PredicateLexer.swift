@@ -106,6 +106,9 @@ struct PredicateLexer {
             position += 1
             guard let name = readWord() else { throw invalid(start, length: 1, "expected a name after '@'") }
             return token(.collectionOperator("@" + name.lowercased()), from: start)
+        case "*" where position > 0 && scalars[position - 1] == "[" && peek(1) == "]":
+            // `[*]`: every element of a mixed collection, as `[%K]` with `#any`.
+            return single(.identifier(PredicateTree.Component.mixedAllName))
         case "#":
             position += 1
             guard let name = readWord() else { throw invalid(start, length: 1, "expected a property name after '#'") }

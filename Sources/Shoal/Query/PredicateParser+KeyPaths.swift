@@ -138,25 +138,30 @@ extension PredicateParser {
         return nil
     }
 
-    /// `["key"]` or `[%@]` after a property: a map lookup.
+    /// `["key"]` or `[%@]` after a property: a map lookup (or a key of a
+    /// dictionary nested in a mixed property); an integer, a position in a
+    /// list nested in a mixed property; `[*]` or `[%K]` with `#any`, every
+    /// element of a nested collection.
     private mutating func parseSubscript(
         _ path: inout PredicateTree.KeyPath, _ sources: inout [Range<Int>]
     ) throws(PredicateFormatError) {
         let open = current
         switch path.components.last {
-        case .property?, .mapKey?: break
+        case .property?, .mapKey?, .mixedIndex?, .mixedAll?: break
         default: throw .at(open, "a subscript must follow a property name")
         }
         advance()
-        let key: String
+        let component: PredicateTree.Component
         switch current.kind {
-        case .literal(.string(let string)): key = string
-        case .argument(_, .scalar(.string(let string))): key = string
-        default: throw .expected("a string key", after: open, found: current)
+        case .literal(.string(let string)): component = .mapKey(string)
+        case .argument(_, .scalar(.string(let string))): component = .mapKey(string)
+        case .literal(.int(let index)), .argument(_, .scalar(.int(let index))): component = .mixedIndex(Int(index))
+        case .identifier(PredicateTree.Component.mixedAllName): component = .mixedAll
+        default: throw .expected("a string key, an index or '*'", after: open, found: current)
         }
         advance()
         try expect(.rightBracket, "']'")
-        path.components.append(.mapKey(key))
+        path.components.append(component)
         sources.append(open.range.lowerBound..<previous!.range.upperBound)
     }
 

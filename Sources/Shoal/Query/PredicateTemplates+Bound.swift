@@ -64,6 +64,8 @@ struct BoundTemplate {
         case .objectId: 8
         case .decimal: 9
         case .uuid: 10
+        case .list: 11
+        case .dictionary: 12
         case .link(let link): 16 + link.table.index
         }
     }

@@ -70,11 +70,19 @@ extension PredicateTree.KeyPath: CustomStringConvertible {
                 text += "[" + Value.string(key).predicateLiteral + "]"
                 continue
             }
+            if case .mixedIndex(let index) = component {
+                text += "[\(index)]"
+                continue
+            }
+            if component == .mixedAll {
+                text += "[*]"
+                continue
+            }
             if needsDot { text += "." }
             needsDot = true
             switch component {
             case .property(let name): text += Self.escaped(name)
-            case .mapKey: break
+            case .mapKey, .mixedIndex, .mixedAll: break
             case .keys: text += "@keys"
             case .values: text += "@values"
             case .backlinks(let className, let property): text += "@links.\(Self.escaped(className)).\(Self.escaped(property))"
@@ -124,6 +132,8 @@ extension Value {
         case .decimal(let value): value.description
         case .uuid(let value): "uuid(\(value.uuidString))"
         case .link(let value): "\(value.table)/\(value.key)"
+        case .list(let values): "{\(values.map(\.predicateLiteral).joined(separator: ", "))}"
+        case .dictionary: description
         }
     }
 

@@ -275,8 +275,14 @@ extension PredicateTree {
     enum Component: Hashable, Sendable {
         /// A property name: `owner`.
         case property(String)
-        /// A map lookup written as a subscript: `scores["math"]`.
+        /// A map lookup written as a subscript: `scores["math"]` (or a key
+        /// of a dictionary nested in a mixed property).
         case mapKey(String)
+        /// A position in a list nested in a mixed property: `anyCol[0]`.
+        case mixedIndex(Int)
+        /// Every element of a collection nested in a mixed property:
+        /// `anyCol[*]`, or `anyCol[%K]` with `#any`.
+        case mixedAll
         /// `@keys`: the keys of a map.
         case keys
         /// `@values`: the values of a map.
@@ -286,6 +292,9 @@ extension PredicateTree {
         case backlinks(className: String, property: String)
         /// `@links` followed by `@count`: every object linking here, through any property.
         case allBacklinks
+
+        /// The name `[*]` and `[%K]` with `#any` subscript with.
+        static let mixedAllName = "#any"
     }
 
     /// `ANY`/`SOME`, `ALL` or `NONE` in front of a key path. The cases are not

@@ -11,6 +11,14 @@ extension QueryBinder {
         /// What the path's values are: objects of a table, or primitives.
         var elementRoot: Root
 
+        /// Whether the path has reached one mixed property's value, or a
+        /// place inside a collection nested in it: where a subscript goes in.
+        var followsMixedValue: Bool {
+            guard type == .any, elementRoot == .primitive(.any), let last = path.steps.last else { return false }
+            if case .property = last { return true }
+            return last.isMixed
+        }
+
         var typeName: String {
             guard let type else { return "unknown" }
             if type == .object { return className ?? "object" }
@@ -101,8 +109,18 @@ extension QueryBinder {
                 current = target
                 resolved.elementRoot = target
                 previousName = name
-            case .mapKey:
-                throw error("a subscript must follow a map property, and '\(previousName)' is not one", at: range, code: .invalidKeyPath)
+            case .mapKey(let key) where resolved.followsMixedValue:
+                resolved.path.steps.append(.mixedKey(key))
+                resolved.isOptional = true
+            case .mixedIndex(let index) where resolved.followsMixedValue:
+                resolved.path.steps.append(.mixedIndex(index))
+                resolved.isOptional = true
+            case .mixedAll where resolved.followsMixedValue:
+                resolved.path.steps.append(.mixedAll)
+                resolved.path.isMultiValued = true
+                resolved.isOptional = true
+            case .mapKey, .mixedIndex, .mixedAll:
+                throw error("a subscript must follow a map or mixed property, and '\(previousName)' is not one", at: range, code: .invalidKeyPath)
             case .keys, .values:
                 throw error("'@keys' and '@values' must follow a map property, and '\(previousName)' is not one", at: range,
                     code: .invalidKeyPath)

@@ -133,8 +133,14 @@ struct QueryBinder {
     }
 
     private mutating func aggregate(_ operation: PredicateTree.CollectionOperation) throws(ShoalError) -> Typed {
-        let resolved = try resolve(operation.collection)
+        var resolved = try resolve(operation.collection)
         let name = operation.function.rawValue
+        if !resolved.path.isMultiValued && resolved.followsMixedValue {
+            // A mixed value's collection operation ranges over the collection
+            // nested in it (none for other values).
+            resolved.path.steps.append(.mixedAll)
+            resolved.path.isMultiValued = true
+        }
         guard resolved.path.isMultiValued else {
             if case .property(let last)? = resolved.path.steps.last, resolved.type != .object {
                 // Realm's words (QueryTests.m testInvalidQueries).
@@ -197,6 +203,7 @@ struct QueryBinder {
         case .objectId: (.objectId, nil)
         case .uuid: (.uuid, nil)
         case .link(let link): (.object, link.table.index < schema.objectSchema.count ? schema[link.table].className : nil)
+        case .list, .dictionary: (.any, nil)
         }
     }
 

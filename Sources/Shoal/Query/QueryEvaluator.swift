@@ -138,6 +138,12 @@ struct QueryEvaluator {
         // To-one steps, one value.
         while index < steps.endIndex {
             let step = steps[index]
+            if step.isMixed {
+                guard let next = step.mixedValue(of: current) else { break }
+                current = next
+                index += 1
+                continue
+            }
             guard case .link(let link) = current else {
                 if step.isToOne { out.append(.null) }
                 return
@@ -156,6 +162,12 @@ struct QueryEvaluator {
             for (value, ended) in reached {
                 if ended {
                     next.append((value, true))
+                    continue
+                }
+                if step.isMixed {
+                    if let one = step.mixedValue(of: value) { next.append((one, false)) }
+                    // `[*]`: a nested collection's elements; nothing for other values.
+                    else { for element in value.nestedElements { next.append((element, false)) } }
                     continue
                 }
                 guard case .link(let link) = value else {
@@ -190,7 +202,7 @@ struct QueryEvaluator {
     private func forEachElement(_ step: PathStep, _ link: Link, _ body: (Value) -> Void) {
         let (t, k) = (link.table, link.key)
         switch step {
-        case .property, .mapValue:
+        case .property, .mapValue, .mixedIndex, .mixedKey, .mixedAll:
             break
         case .elements(let property, let kind):
             if kind == .list {
@@ -219,7 +231,7 @@ extension PathStep {
     /// a key), which is null past a null link.
     fileprivate var isToOne: Bool {
         switch self {
-        case .property, .mapValue: true
+        case .property, .mapValue, .mixedIndex, .mixedKey: true
         default: false
         }
     }

@@ -28,6 +28,18 @@ struct ChangeRecord: Sendable, Equatable {
     var ops: [ChangeOp] = []
 
     var isEmpty: Bool { ops.isEmpty }
+
+    /// Whether a value of an op is a nested list or dictionary (only a
+    /// mixed property's value can be).
+    var holdsNestedCollection: Bool {
+        ops.contains { op in
+            switch op {
+            case .insert(_, _, let values): values.contains(where: \.isCollection)
+            case .set(_, _, _, let value): value.isCollection
+            default: false
+            }
+        }
+    }
 }
 
 /// One primitive change to one object.

@@ -44,8 +44,19 @@ extension WriteTransaction {
     /// Realm does not allow: an embedded object's owner is a link, a `List`
     /// or a `Map` of its class.
     func checkNotMixed(_ t: TableKey, _ p: Int, _ value: Value) throws(ShoalError) {
-        guard let link = embeddedLink(value), working.schema[t].properties[p].type == .any else { return }
         let schema = working.schema[t]
+        if value.isCollection {
+            // Only a mixed property's own value may be a collection; a
+            // collection property's elements may not.
+            guard schema.properties[p].collection == .none else {
+                throw ShoalError(.unsupported,
+                    "Nested collections are only supported in AnyRealmValue properties, not in the elements of '\(schema.className).\(schema.properties[p].name)'.",
+                    context: ["class": schema.className, "property": schema.properties[p].name])
+            }
+            for element in value.nestedElements { try checkNotMixed(t, p, element) }
+            return
+        }
+        guard let link = embeddedLink(value), schema.properties[p].type == .any else { return }
         throw ShoalError(.invalidValue,
             "An AnyRealmValue cannot hold an embedded object ('\(working.schema[link.table].className)' in '\(schema.className).\(schema.properties[p].name)').",
             context: ["class": schema.className, "property": schema.properties[p].name])

@@ -63,7 +63,7 @@ final class WriteTransaction {
                     context: ["class": schema.className, "property": schema.properties[pk].name, "value": value.displayString])
             }
         }
-        for (p, value) in values.enumerated() where value.linkValue != nil {
+        for (p, value) in values.enumerated() where value.linkValue != nil || value.isCollection {
             try checkNotMixed(t, p, value)
             try checkUnowned(value, at: .link)
         }

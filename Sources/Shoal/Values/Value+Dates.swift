@@ -13,10 +13,12 @@ extension Value {
     /// The value Realm stores for this one: a NaN date becomes the epoch
     /// (1970-01-01 00:00:00 UTC); every other value is itself.
     var storable: Value {
-        if case .date(let date) = self, date.timeIntervalSinceReferenceDate.isNaN {
-            return .date(Date(timeIntervalSince1970: 0))
+        switch self {
+        case .date(let date) where date.timeIntervalSinceReferenceDate.isNaN: return .date(Date(timeIntervalSince1970: 0))
+        case .list(let elements): return .list(elements.map(\.storable))
+        case .dictionary(let entries): return .dictionary(entries.mapValues(\.storable))
+        default: return self
         }
-        return self
     }
 
     /// A description of `date` that never traps: Foundation's, except for NaN.

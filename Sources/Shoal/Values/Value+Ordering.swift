@@ -18,6 +18,9 @@ extension Value: Hashable {
         case (.objectId(let a), .objectId(let b)): return a == b
         case (.uuid(let a), .uuid(let b)): return a == b
         case (.link(let a), .link(let b)): return a == b
+        case (.list(let a), .list(let b)): return a.count == b.count && zip(a, b).allSatisfy { $0 == $1 && $0.kindRank == $1.kindRank }
+        case (.dictionary(let a), .dictionary(let b)):
+            return a.count == b.count && a.allSatisfy { key, v in b[key].map { v == $0 && v.kindRank == $0.kindRank } ?? false }
         default:
             if lhs.kindRank == 2 && rhs.kindRank == 2 {
                 return Value.compareNumbers(lhs, rhs) == .orderedSame
@@ -43,6 +46,12 @@ extension Value: Hashable {
         case .objectId(let v): hasher.combine(v)
         case .uuid(let v): hasher.combine(v)
         case .link(let v): hasher.combine(v)
+        case .list(let v):
+            hasher.combine(v.count)
+            for element in v { hasher.combine(element) }
+        case .dictionary(let v):
+            hasher.combine(v.count)
+            for key in v.keys.sorted() { hasher.combine(key); hasher.combine(v[key]!) }
         }
     }
 
@@ -66,6 +75,11 @@ extension Value: Hashable {
         case (.uuid(let a), .uuid(let b)): return order(a.uuidString, b.uuidString)
         case (.link(let a), .link(let b)):
             return a.table != b.table ? order(a.table, b.table) : order(a.key, b.key)
+        case (.list(let a), .list(let b)): return compareSequences(a, b)
+        case (.dictionary(let a), .dictionary(let b)):
+            // Entries in key order, each key before its value.
+            let flatten = { (d: [String: Value]) in d.keys.sorted().flatMap { [Value.string($0), d[$0]!] } }
+            return compareSequences(flatten(a), flatten(b))
         default: return compareNumbers(lhs, rhs)
         }
     }
@@ -82,6 +96,16 @@ extension Value: Hashable {
                 return pa.count == pb.count ? .orderedSame : (pa.count < pb.count ? .orderedAscending : .orderedDescending)
             }
         }
+    }
+
+    /// Element by element, then the shorter first: an order that makes a
+    /// sort over nested collections total (Realm does not sort by them).
+    private static func compareSequences(_ a: [Value], _ b: [Value]) -> ComparisonResult {
+        for (x, y) in zip(a, b) {
+            let c = compare(x, y)
+            if c != .orderedSame { return c }
+        }
+        return order(a.count, b.count)
     }
 
     private static func order<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
@@ -146,6 +170,8 @@ extension Value: CustomStringConvertible {
         case .decimal(let v): "\(v)"
         case .uuid(let v): "uuid(\(v.uuidString))"
         case .link(let v): "\(v.table)/\(v.key)"
+        case .list(let v): "[\(v.map(\.description).joined(separator: ", "))]"
+        case .dictionary(let v): "[\(v.keys.sorted().map { "\"\($0)\": \(v[$0]!)" }.joined(separator: ", "))]"
         }
     }
 }

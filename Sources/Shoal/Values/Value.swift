@@ -21,6 +21,12 @@ enum Value: Sendable {
     case uuid(UUID)
     /// A link to an object: the target table and the target's object key.
     case link(Link)
+    /// A list nested in a mixed value (Realm's mixed collections): its
+    /// elements, which may be lists and dictionaries in turn.
+    case list([Value])
+    /// A dictionary nested in a mixed value: string keys, mixed values
+    /// (which may be lists and dictionaries in turn). Read in key order.
+    case dictionary([String: Value])
 
     var isNull: Bool {
         if case .null = self { return true }
@@ -39,6 +45,8 @@ enum Value: Sendable {
         case .objectId: 6
         case .uuid: 7
         case .link: 8
+        case .list: 9
+        case .dictionary: 10
         }
     }
 
@@ -57,6 +65,26 @@ enum Value: Sendable {
         case .decimal: "decimal128"
         case .uuid: "uuid"
         case .link: "object"
+        case .list: "list"
+        case .dictionary: "dictionary"
+        }
+    }
+
+    /// Whether this is a nested list or dictionary.
+    var isCollection: Bool {
+        switch self {
+        case .list, .dictionary: true
+        default: false
+        }
+    }
+
+    /// The values a nested list or dictionary holds directly (none for
+    /// other values).
+    var nestedElements: [Value] {
+        switch self {
+        case .list(let elements): elements
+        case .dictionary(let entries): Array(entries.values)
+        default: []
         }
     }
 

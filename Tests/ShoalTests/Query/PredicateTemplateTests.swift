@@ -93,7 +93,7 @@ struct PredicateTemplateTests {
             ("age == %@", [3], [3, 4]),  // unused argument
             ("age BETWEEN %@", [[1, 2]], [[1, 2, 3]]),  // BETWEEN needs two
             ("age BETWEEN {%@, 2}", [1], [[1, 2]]),  // nested list
-            ("scores[%@] == 1", ["math"], [3]),  // a map key must be a string
+            ("scores[%@] == 1", ["math"], [1.5]),  // a subscript takes a string or an integer
             ("%K == 1", ["age"], [3]),  // %K needs a string
             ("%K == 1", ["age"], ["age..name"]),  // not a key path
             ("age == %@", [3], [NSObject()]),  // unsupported type

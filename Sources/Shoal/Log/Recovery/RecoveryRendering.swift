@@ -95,6 +95,8 @@ enum RecoveryRendering {
             .object(
                 [("class", .string(className(link.table, in: snapshot))), ("key", .int(link.key.rawValue))]
                     + (primaryKey(link.table, link.key, in: snapshot).map { [("primaryKey", json($0, in: snapshot))] } ?? []))
+        case .list(let elements): .array(elements.map { json($0, in: snapshot) })
+        case .dictionary(let entries): .object(entries.keys.sorted().map { ($0, json(entries[$0]!, in: snapshot)) })
         }
     }
 
