@@ -155,7 +155,7 @@ import Testing
         let newer = try ShoalProcess.copy("valid")
         let segment = newer.appendingPathComponent("log-0000000000000000.wal")
         var bytes = try Data(contentsOf: segment)
-        bytes[8] = 6  // format version 6, newer than this build (5)
+        bytes[8] = 0xFF  // format version 255, newer than any build
         try bytes.write(to: segment)
         let cases: [(String, String)] = [
             (parent.appendingPathComponent("missing").path, "no such file or directory"),

@@ -87,9 +87,13 @@ public final class UITableView {
 
     private func apply(_ batch: Batch) {
         let expected = currentCounts()
-        // Sections are counted but not printed: which ones a batch adds
-        // depends on the example's random names.
-        print("update: \(batch.deletions.count) deleted, \(batch.insertions.count) inserted, "
+        // Sections are counted but not printed: which ones a batch adds or
+        // removes depends on the example's random names. For the same
+        // reason the rows of a deleted section count as deleted rows (Realm
+        // reports such a section's deletion, not its rows').
+        let sectionRows = batch.sectionsToDelete.reduce(0) { $0 + (rowsPerSection.indices.contains($1) ? rowsPerSection[$1] : 0) }
+        let deleted = batch.deletions.filter { !batch.sectionsToDelete.contains($0[0]) }.count + sectionRows
+        print("update: \(deleted) deleted, \(batch.insertions.count) inserted, "
             + "\(batch.modifications.count) modified; \(expected.reduce(0, +)) rows")
         let counts = Self.counts(after: batch, from: rowsPerSection)
         if counts != expected {

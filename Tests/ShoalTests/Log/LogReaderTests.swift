@@ -123,9 +123,9 @@ import Testing
         "bit flip in a file header field is refused with a typed error and nothing is modified",
         arguments: [
             ("magic", 3, 0, ShoalError.notAShoalFile),
-            // 4 (the version written) becomes 6 (newer: unsupported) or 0
+            // 4 (the version written) becomes 12 (newer: unsupported) or 0
             // (no version: damage).
-            ("formatVersion", 8, 1, .unsupportedFormat),
+            ("formatVersion", 8, 3, .unsupportedFormat),
             ("formatVersion", 8, 2, .corruptHeader),
             ("headerSize", 10, 2, .corruptHeader),
             ("flags", 12, 0, .corruptHeader),
