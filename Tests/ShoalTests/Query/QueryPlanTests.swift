@@ -101,16 +101,16 @@ extension QueryTests {
             return Bool.random(using: &rng) ? "NOT (\(joined))" : "(\(joined))"
         }
 
-        @Test("for 10,000 random predicates on each of two classes over random data, the planned result equals a full scan's")
+        @Test("for 4,000 random predicates on each of two classes over random data, the planned result equals a full scan's")
         func plannerMatchesScan() throws {
             var rng = SeededRandom(seed: 0x5EED_0001)
             var realm = try Self.randomRealm(&rng, count: 60)
             var indexed = 0
             // Ordered index ranges, by class and property.
             var ranged: [String: Int] = [:]
-            for round in 0..<10_000 {
-                if round % 500 == 0 {
-                    realm = try Self.randomRealm(&rng, count: 30 + round / 80)
+            for round in 0..<4_000 {
+                if round % 200 == 0 {
+                    realm = try Self.randomRealm(&rng, count: 30 + round / 32)
                     #expect(realm.instance.current.invariantViolation() == nil)
                 }
                 let cases = [("Dog", Self.randomPredicate(&rng, term: Self.randomTerm)), ("Reading", Self.randomPredicate(&rng, term: Self.randomReadingTerm))]
@@ -135,9 +135,9 @@ extension QueryTests {
             }
             // The generator exercises the indexes, and ranges on each kind of
             // ordered index, often enough to matter.
-            #expect(indexed > 3_000)
+            #expect(indexed > 1_200)
             for property in ["Dog.id", "Dog.age", "Reading.code", "Reading.rank", "Reading.label", "Reading.stamp", "Reading.checked"] {
-                #expect(ranged[property, default: 0] > 100, "\(property): \(ranged)")
+                #expect(ranged[property, default: 0] > 40, "\(property): \(ranged)")
             }
             #expect(ranged.keys.allSatisfy { $0 != "Reading.mixed" && $0 != "Reading.weight" })
         }
