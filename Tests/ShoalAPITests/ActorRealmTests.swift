@@ -149,10 +149,18 @@ actor ChangeCollector {
     }
 }
 
+/// How long a test waits for a delivery to an actor before it gives up.
+///
+/// Long, because a wait ends as soon as its condition holds: the whole test
+/// run shares one cooperative pool, as wide as the machine has cores, and a
+/// delivery's job may queue behind every test started before it (minutes on
+/// two cores).
+let deliveryDeadline = Duration.seconds(600)
+
 /// Polls `condition` on the caller's actor, letting other work run between
-/// polls, until it holds or five seconds have passed.
+/// polls, until it holds or ``deliveryDeadline`` has passed.
 func boundedWait(_isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool) async {
-    let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+    let deadline = ContinuousClock.now.advanced(by: deliveryDeadline)
     while !condition() && ContinuousClock.now < deadline {
         try? await Task.sleep(for: .milliseconds(1))
     }
