@@ -198,11 +198,7 @@ final class RealmCoordinator: @unchecked Sendable {
         }
         let receipt: LogWriter.Receipt
         do {
-            if transaction.record.holdsNestedCollection {
-                // An older segment's value encoding has no nested collections.
-                try log.continueInFormat(LogFormat.nestedCollectionsVersion, schemaFingerprint: next.schema.fingerprint)
-            }
-            receipt = try log.enqueue(transaction.record, version: next.version)
+            receipt = try log.enqueue(transaction.record, version: next.version, schemaFingerprint: next.schema.fingerprint)
         } catch {
             writeLock.signal()
             throw commitFailed(error)

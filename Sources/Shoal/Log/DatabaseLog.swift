@@ -355,10 +355,17 @@ final class DatabaseLog: @unchecked Sendable {
     /// Appends a committed change record as the transaction record of
     /// `version` (under the caller's write lock, so versions stay in order);
     /// pair with ``waitUntilDurable(_:)`` after releasing the lock.
-    func enqueue(_ change: ChangeRecord, version: UInt64) throws(ShoalError) -> LogWriter.Receipt {
+    /// `schemaFingerprint` is the schema's at `version`, for a new segment.
+    func enqueue(_ change: ChangeRecord, version: UInt64, schemaFingerprint: UInt64) throws(ShoalError) -> LogWriter.Receipt {
         // (The segment's version, not this build's: a version 1 segment
         // resumed by this build must stay readable by version 1.)
-        let insertRuns = state.withLock { $0.writer.header.formatVersion } >= LogFormat.insertRunsVersion
+        var format = state.withLock { $0.writer.header.formatVersion }
+        if format < LogFormat.nestedCollectionsVersion && change.holdsNestedCollection {
+            // An older segment's value encoding has no nested collections.
+            try continueInFormat(LogFormat.nestedCollectionsVersion, schemaFingerprint: schemaFingerprint)
+            format = LogFormat.version
+        }
+        let insertRuns = format >= LogFormat.insertRunsVersion
         return try enqueue(LogRecord(type: .transaction, version: version, timestampMicros: LogFormat.nowMicros(),
             payload: ChangeRecordCodec.encode(change, insertRuns: insertRuns)))
     }

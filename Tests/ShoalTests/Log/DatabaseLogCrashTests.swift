@@ -24,7 +24,7 @@ import Testing
         var values: [Value] = [.int(Int64(n))]
         if state.schema[table].properties.count == 2 { values.append(.int(Int64(n) * 10)) }
         record.ops = [.insert(table, ObjectKey(Int64(state.tables[table.index].alive.count)), values)]
-        try log.waitUntilDurable(try log.enqueue(record, version: state.version + 1))
+        try log.waitUntilDurable(try log.enqueue(record, version: state.version + 1, schemaFingerprint: state.schema.fingerprint))
         var next = state
         next.apply(record.ops[0])
         next.version += 1

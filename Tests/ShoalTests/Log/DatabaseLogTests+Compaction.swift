@@ -252,7 +252,7 @@ extension DatabaseLogTests {
             let table = try #require(fresh.snapshot.schema.tableByName["B"])
             var record = ChangeRecord(baseVersion: fresh.snapshot.version)
             record.ops = [.insert(table, ObjectKey(0), [.int(42)])]
-            try fresh.log.waitUntilDurable(try fresh.log.enqueue(record, version: fresh.snapshot.version + 1))
+            try fresh.log.waitUntilDurable(try fresh.log.enqueue(record, version: fresh.snapshot.version + 1, schemaFingerprint: fresh.snapshot.schema.fingerprint))
             fresh.log.close()
             let reopened = try DatabaseLog.open(directory: "/db", schema: other, durability: .durable, io: io)
             #expect(reopened.snapshot.value(table, ObjectKey(0), 0) == .int(42), "unlink \(failing)")

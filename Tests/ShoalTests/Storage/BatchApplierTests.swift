@@ -164,7 +164,7 @@ import Testing
             // The second record is one no write transaction would make.
             var record = ChangeRecord(baseVersion: state.version)
             record.ops = [.insert(dogs, ObjectKey(Int64(key)), values)]
-            try opened.log.waitUntilDurable(try opened.log.enqueue(record, version: state.version + 1))
+            try opened.log.waitUntilDurable(try opened.log.enqueue(record, version: state.version + 1, schemaFingerprint: state.schema.fingerprint))
             state.apply(record.ops[0], indexing: false)
             state.version += 1
         }
