@@ -42,15 +42,9 @@ extension Object {
             shoalPrecondition(ShoalError(.objectInvalidated,
                 "Accessing object of type \(ref.realm.schema[ref.table].className) which has been invalidated or deleted"))
         }
-        let reference = ThreadSafeReference<Object>(to: self)
-        let configuration = ref.realm.configuration
-        let coordinator = ref.realm.coordinator
-        return await observeResolved(reference, on: actor, configuration: configuration, coordinator: coordinator) { object in
-            object.observe(keyPaths: keyPaths) { (change: ObjectChange<T>) in
-                // Delivered on the actor, whose Realm the change's object belongs to.
-                let box = OnActor(change)
-                actor.assumeIsolated { actor in block(actor, box.value) }
-            }
+        let handle = ThreadSafeHandle(coordinator: ref.realm.coordinator, version: ref.realm.current.version, target: .object(ref.link))
+        return await observeResolved(handle, on: actor, configuration: ref.realm.configuration) { object in
+            (object as? Object)?.observe(keyPaths: keyPaths, actor.delivering(block))
         }
     }
 
@@ -65,24 +59,11 @@ extension Object {
     }
 }
 
-/// Resolves `reference` in `actor`'s Realm and registers an observation
-/// there with `register`; a reference that no longer resolves (its value was
-/// deleted) gives a token that observes nothing.
-func observeResolved<A: Actor, V: ThreadConfined>(_ reference: ThreadSafeReference<V>, on actor: isolated A,
-    configuration: Realm.Configuration, coordinator: RealmCoordinator,
-    _ register: @Sendable (V) -> NotificationToken) -> NotificationToken
-{
-    let realm = Realm(instance: RealmInstance.confined(to: actor, configuration: configuration, coordinator: coordinator))
-    guard let value = realm.resolve(reference) else {
-        return NotificationToken(storeIdentifier: coordinator.identifier, subscriptionID: nil) {}
-    }
-    return register(value)
-}
-
-/// ``observeResolved(_:on:configuration:coordinator:_:)`` for a value known
-/// by its handle only (a collection whose static type is not
-/// ``ThreadConfined``); `register` gets the value resolved in the actor's
-/// Realm, and the value is of the type the handle was made from.
+/// Resolves the value `handle` names in `actor`'s Realm (see
+/// ``Realm/init(configuration:actor:)``) and registers an observation there
+/// with `register`, which gets the value as the type the handle was made
+/// from. A value that no longer resolves (deleted meanwhile) gives a token
+/// that observes nothing.
 func observeResolved<A: Actor>(_ handle: ThreadSafeHandle, on actor: isolated A, configuration: Realm.Configuration,
     _ register: @Sendable (Any) -> NotificationToken?) -> NotificationToken
 {
@@ -100,6 +81,17 @@ struct OnActor<Value>: @unchecked Sendable {
     // Safe because: made and used in one synchronous delivery on the actor.
     let value: Value
     init(_ value: Value) { self.value = value }
+}
+
+extension Actor {
+    /// A callback for an observation made in this actor's Realm, which
+    /// delivers on the actor: it calls `block` isolated to the actor.
+    nonisolated func delivering<Change>(_ block: @Sendable @escaping (isolated Self, Change) -> Void) -> (Change) -> Void {
+        { change in
+            let box = OnActor(change)
+            self.assumeIsolated { actor in block(actor, box.value) }
+        }
+    }
 }
 
 extension Map {
@@ -130,15 +122,11 @@ extension Map {
         }
         slot.ref.realm.checkObservable()
         slot.ref.checkValid()
-        let reference = ThreadSafeReference(to: self)
-        let configuration = slot.ref.realm.configuration
-        let coordinator = slot.ref.realm.coordinator
-        return await observeResolved(reference, on: actor, configuration: configuration, coordinator: coordinator) { map in
-            map.observe(keyPaths: keyPaths) { change in
-                // Delivered on the actor, whose Realm the change's map belongs to.
-                let box = OnActor(change)
-                actor.assumeIsolated { actor in block(actor, box.value) }
-            }
+        guard let handle = threadSafeHandle() else {
+            shoalPrecondition(ShoalError(.unsupported, "Change notifications are only supported on managed collections."))
+        }
+        return await observeResolved(handle, on: actor, configuration: slot.ref.realm.configuration) { map in
+            (map as? Map)?.observe(keyPaths: keyPaths, actor.delivering(block))
         }
     }
 }

@@ -119,12 +119,7 @@ extension RealmCollection {
             return await observeFrozen(keyPaths: keyPaths, on: actor, block)
         }
         return await observeResolved(handle, on: actor, configuration: base.instance.configuration) { value in
-            guard let collection = value as? Self else { return nil }
-            return collection.observe(keyPaths: keyPaths) { change in
-                // Delivered on the actor, whose Realm the change's collection belongs to.
-                let box = OnActor(change)
-                actor.assumeIsolated { actor in block(actor, box.value) }
-            }
+            (value as? Self)?.observe(keyPaths: keyPaths, actor.delivering(block))
         }
     }
 

@@ -5,16 +5,16 @@ import Foundation
 /// kept as the queue's specific value so that `verifyThread` can check it.
 final class QueueToken: Sendable {
     static let key = DispatchSpecificKey<QueueToken>()
-    /// The tokens handed out, kept so that two first uses of a queue agree on one.
-    private static let assigned = Locked(0)
+    /// Held while a queue's token is looked up and set, so that two first
+    /// uses of a queue agree on one.
+    private static let assigning = RegionLock()
 
     /// The queue's token, set on first use.
     static func of(_ queue: DispatchQueue) -> QueueToken {
-        assigned.withLock { count in
+        assigning.withLock {
             if let token = queue.getSpecific(key: key) { return token }
             let token = QueueToken()
             queue.setSpecific(key: key, value: token)
-            count += 1
             return token
         }
     }
