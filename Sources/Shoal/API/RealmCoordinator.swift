@@ -226,8 +226,9 @@ final class RealmCoordinator: @unchecked Sendable {
 
     /// Calls the commit listeners, outside the state lock.
     private func tellCommitListeners() {
-        let listeners = state.withLock { $0.commitListeners.isEmpty ? [] : Array($0.commitListeners.values) }
-        for listener in listeners { listener() }
+        // The dictionary itself (shared, not copied) leaves the lock.
+        let listeners = state.withLock { $0.commitListeners }
+        for listener in listeners.values { listener() }
     }
 
     /// Has `listener` called after every commit published from now on, until
