@@ -32,8 +32,16 @@ import Foundation
 ///
 /// Two locks: `feed` (runs, registrations, horizon; held briefly by
 /// writers) and `state` (notifiers and subscriptions; held by the worker
-/// while it processes, and by deliveries while they take changes). A writer
-/// never waits for notifier work.
+/// while it processes, and by deliveries while they take changes).
+///
+/// Backpressure: a writer never waits for the worker to reach its commit,
+/// but one that publishes while the worker's step has already run longer
+/// than ``stepAllowance`` waits for that step to end, for at most
+/// ``writerPatience`` (``publish(upTo:)``). Merging keeps the worker's
+/// work bounded by what changed; this keeps what changes while it works
+/// bounded too, when writers and the worker share too few cores, so that
+/// the delay from a commit to its callbacks does not grow with the write
+/// rate. A step shorter than its allowance costs writers nothing.
 final class DependencyTracker: @unchecked Sendable {
     // Safe because: mutable state is in `feed` and `state`, both locked.
     /// One commit, or a run of consecutive commits merged into one.
@@ -71,6 +79,12 @@ final class DependencyTracker: @unchecked Sendable {
         var active = false
         /// The worker took work it has not finished (processed and woken).
         var busy = false
+        /// When the worker took the work it is doing (uptime, nanoseconds).
+        var stepStarted: UInt64 = 0
+        /// Steps the worker has finished.
+        var steps: UInt64 = 0
+        /// Called by the worker as it starts a step with commits (tests).
+        var stepHook: (@Sendable () -> Void)?
     }
 
     private final class State {
@@ -93,6 +107,11 @@ final class DependencyTracker: @unchecked Sendable {
     /// How many runs may wait for the worker before commits that skip
     /// observers are merged with their neighbours too.
     static let maximumRuns = 16
+    /// How long (nanoseconds) a step may run before writers that publish
+    /// wait for it.
+    static let stepAllowance: UInt64 = 20_000_000
+    /// How long (nanoseconds) each of those writers waits at most.
+    static let writerPatience: UInt64 = 10_000_000
 
     init(snapshot: Snapshot, label: String) {
         feedState = Feed(horizon: snapshot.version, processed: snapshot.version)
@@ -120,7 +139,12 @@ final class DependencyTracker: @unchecked Sendable {
     }
 
     /// Lets the worker process commits up to `version` (now durable),
-    /// merging them into the run that waits for it.
+    /// merging them into the run that waits for it; called by the writer
+    /// after its commit, outside the coordinator's locks.
+    ///
+    /// When the worker's step has run longer than ``stepAllowance``, the
+    /// caller then waits for that step to end, for at most
+    /// ``writerPatience`` (the type's comment: backpressure).
     func publish(upTo version: UInt64) {
         feedLock.lock()
         feedState.horizon = max(feedState.horizon, version)
@@ -129,6 +153,14 @@ final class DependencyTracker: @unchecked Sendable {
         feedState.unpublished.removeFirst(published)
         let kick = !feedState.scheduled && feedState.active
         if kick { feedState.scheduled = true }
+        if !kick && feedState.busy {
+            let now = DispatchTime.now().uptimeNanoseconds
+            if now &- feedState.stepStarted > Self.stepAllowance {
+                let step = feedState.steps
+                let deadline = Date(timeIntervalSinceNow: Double(Self.writerPatience) / 1e9)
+                while feedState.busy && feedState.steps == step && feedLock.wait(until: deadline) {}
+            }
+        }
         feedLock.unlock()
         if kick { worker.async { self.run() } }
     }
@@ -221,7 +253,10 @@ final class DependencyTracker: @unchecked Sendable {
                 return
             }
             feedState.busy = true
+            feedState.stepStarted = DispatchTime.now().uptimeNanoseconds
+            let hook = ready.isEmpty ? nil : feedState.stepHook
             feedLock.unlock()
+            hook?()
             // Registrations build their notifiers a slice at a time, each
             // slice's initial callbacks woken before the next is built, so
             // that many registrations do not hold everyone's deliveries back.
@@ -240,6 +275,7 @@ final class DependencyTracker: @unchecked Sendable {
             feedLock.lock()
             feedState.processed = max(feedState.processed, horizon)
             feedState.busy = false
+            feedState.steps &+= 1
             feedLock.broadcast()
             feedLock.unlock()
         }
@@ -369,6 +405,14 @@ final class DependencyTracker: @unchecked Sendable {
 
     /// Lets the worker go on after ``suspendWorker()``.
     func resumeWorker() { worker.resume() }
+
+    /// Calls `hook` on the worker at the start of each step that processes
+    /// commits, before it processes them (for tests that hold a step).
+    func setStepHook(_ hook: (@Sendable () -> Void)?) {
+        feedLock.lock()
+        feedState.stepHook = hook
+        feedLock.unlock()
+    }
 
     // MARK: Delivery
 

@@ -312,4 +312,41 @@ import Testing
         #expect(maxBacklog.withLock { $0 } <= 8)
         tokens.forEach { $0.invalidate() }
     }
+
+    @Test("a writer that commits while the engine's step has run longer than its allowance waits for it, for at most the writer patience")
+    func writerWaitsForLongStep() throws {
+        let name = UUID().uuidString
+        let realm = try makeRealm(name)
+        let token = realm.objects(Dog.self).observe { _ in }
+        defer { token.invalidate() }
+        realm.refresh()
+        let tracker = try Self.tracker(realm)
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        tracker.setStepHook {
+            entered.signal()
+            release.wait()
+        }
+        // A commit starts a step, which the hook holds.
+        try Self.elsewhere(name) { realm in
+            try realm.write { _ = realm.create(Dog.self, value: ["id": 1, "age": 1]) }
+        }
+        let started = entered.wait(timeout: DispatchTime.now() + 30)
+        #expect(started == .success)
+        let patience = Double(DependencyTracker.writerPatience) / 1e9
+        Thread.sleep(forTimeInterval: Double(DependencyTracker.stepAllowance) / 1e9 + patience)
+        // The step has now run longer than its allowance: the next commit waits.
+        let waited = Locked(0.0)
+        try Self.elsewhere(name) { realm in
+            let start = Date()
+            try realm.write { _ = realm.create(Dog.self, value: ["id": 2, "age": 2]) }
+            waited.withLock { $0 = Date().timeIntervalSince(start) }
+        }
+        tracker.setStepHook(nil)
+        release.signal()
+        // It waited for the step, but not until the step ended (it is still held).
+        #expect(waited.withLock { $0 } >= patience * 0.9)
+        #expect(waited.withLock { $0 } < 30)
+        #expect(Self.eventually { realm.refresh(); return realm.objects(Dog.self).count == 2 })
+    }
 }
