@@ -12,6 +12,13 @@
 // copy of each older version's template to version 5 and runs version 5's
 // `migrationCheck`. It prints what each migrated Realm holds, so that a check
 // is also seen when assertions are compiled out.
+//
+// One change to the app's logic: the migrating configuration lists version
+// 5's classes in `objectTypes`. Without them Shoal runs a migration block
+// against the stored classes as they are (it finds classes as they are used,
+// see PortingFromRealm), so the block could not set `fullName`; and one
+// program holding every version's `Person` could not leave the choice to
+// discovery in Realm either, which refuses two classes of one name.
 
 import Foundation
 import RealmExampleMigrationSupport
