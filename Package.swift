@@ -12,6 +12,19 @@ let upcomingFeatures: [SwiftSetting] = [
 /// upcoming features the library adopts.
 let realmExamples = ["Simple", "Backlink", "GettingStarted", "TableView", "GroupedTableView"]
 
+/// Realm's Migration example defines the same names once per schema version
+/// (Examples/Example_v0.swift ... v5, each under its own `#if`; Realm builds
+/// the app once per version): each version is a module compiled with its
+/// condition, in Swift 5 mode as Realm's example project is (its files keep
+/// closures in global constants), and the program RealmExampleMigration runs
+/// the app delegate's logic over all of them.
+let migrationExampleVersions = (0...5).map { version in
+    Target.target(
+        name: "RealmExampleMigrationV\(version)", dependencies: ["Shoal", "RealmExampleMigrationSupport"],
+        path: "Tests/RealmExamples/MigrationV\(version)",
+        swiftSettings: (version < 5 ? [.define("SCHEMA_VERSION_\(version)")] : []) + [.swiftLanguageMode(.v5)])
+}
+
 let package = Package(
     name: "shoal",
     platforms: [.macOS(.v15)],
@@ -102,7 +115,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ShoalAPITests",
-            dependencies: ["Shoal", "ShoalTestSupport"] + realmExamples.map { .target(name: "RealmExample\($0)") },
+            dependencies: ["Shoal", "ShoalTestSupport"] + realmExamples.map { .target(name: "RealmExample\($0)") }
+                + [.target(name: "RealmExampleMigration")],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(
@@ -132,6 +146,12 @@ let package = Package(
     ] + realmExamples.map {
         .executableTarget(name: "RealmExample\($0)", dependencies: ["Shoal", "RealmExampleSupport"],
             path: "Tests/RealmExamples/\($0)")
-    },
+    } + migrationExampleVersions + [
+        .target(name: "RealmExampleMigrationSupport", dependencies: ["Shoal"], path: "Tests/RealmExamples/MigrationSupport"),
+        .executableTarget(
+            name: "RealmExampleMigration",
+            dependencies: ["Shoal", "RealmExampleMigrationSupport"] + (0...5).map { .target(name: "RealmExampleMigrationV\($0)") },
+            path: "Tests/RealmExamples/Migration"),
+    ],
     swiftLanguageModes: [.v6]
 )

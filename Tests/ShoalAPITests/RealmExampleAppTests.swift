@@ -68,6 +68,12 @@ import Testing
         ])
     }
 
+    @Test("Migration: each schema version's example data migrated to version 5 (lists of migration objects, a renamed class, Object to EmbeddedObject) and checked")
+    func migration() throws {
+        let migrated = "John Doe, 42, Broadway, New York, pets [Marley (kind 1), Lassie (kind 1)]; Jane Doe, 43, no address, pets [Toto (kind 1)]; John Smith, 44, no address, pets []; all pets [Lassie (kind 1), Marley (kind 1), Slinkey (kind 1), Toto (kind 1)]"
+        #expect(try Self.run("Migration") == (0..<5).map { "v\($0) -> v5: \(migrated)" })
+    }
+
     /// Runs the example program `RealmExample<name>` in a new directory and
     /// returns the lines it printed; records its standard error if it failed.
     private static func run(_ name: String) throws -> [String] {

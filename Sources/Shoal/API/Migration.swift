@@ -69,8 +69,15 @@ public final class Migration {
     /// ```
     @discardableResult
     public func create(_ typeName: String, value: Any = [String: Any]()) -> MigrationObject {
+        do { return try insert(typeName, value: value) } catch { shoalPrecondition(error) }
+    }
+
+    /// A new object of a class of the new schema, made from what
+    /// ``create(_:value:)`` takes (also for an embedded class: its owner's
+    /// link is set by the caller).
+    func insert(_ typeName: String, value: Any) throws(ShoalError) -> MigrationObject {
         guard let table = newSchema.tableByName[typeName] else {
-            shoalPrecondition(ShoalError(.unknownObjectType, "Cannot create an object of type '\(typeName)', which is not in the new schema."))
+            throw ShoalError(.unknownObjectType, "Cannot create an object of type '\(typeName)', which is not in the new schema.")
         }
         let os = newSchema[table]
         do {
@@ -94,7 +101,7 @@ public final class Migration {
                 object[p.name] = item
             }
             return object
-        } catch { shoalPrecondition(error) }
+        }
     }
 
     /// Deletes an object of the new schema.
@@ -143,6 +150,7 @@ public final class Migration {
         let migration = Migration(old: old, new: start, defaults: defaults)
         block?(migration, old.schemaVersion)
         try migration.flushLists()
+        try migration.settleEmbeddedObjects()
         var result = migration.transaction.working
         result.version = start.version
         return result
@@ -267,8 +275,23 @@ final class MigratedObject {
     }
 
     private func stored(_ any: Any?, _ property: Property) throws(ShoalError) -> Value {
-        if let object = ValueCoercion.unwrap(any) as? DynamicObject, let migrated = object.migrated {
+        let unwrapped = ValueCoercion.unwrap(any)
+        if let object = unwrapped as? DynamicObject, let migrated = object.migrated {
             return try migrated.link()
+        }
+        // An unmanaged object, or a dictionary or array of property values,
+        // for a link or a list of objects makes a new object of the target
+        // class from its values, as Realm's migrations do (its Migration
+        // example gives `Address(value:)` for an embedded `Address`). The
+        // unmanaged object stays unmanaged: nothing of this migration lives
+        // past it.
+        if property.type == .object, let target = property.objectClassName, let unwrapped,
+            (unwrapped as? Object).map({ $0.ref == nil }) ?? (unwrapped is [String: Any?] || unwrapped is [Any?])
+        {
+            guard let created = try migration.insert(target, value: unwrapped).migrated else {
+                preconditionFailure("an object a migration creates is a migration object")
+            }
+            return try created.link()
         }
         return try ValueCoercion.value(any, for: property, className: objectSchema.className, realm: nil, update: .error)
     }

@@ -10,10 +10,15 @@ extension Snapshot {
     /// (or null). Links keep pointing at the same objects when their class is
     /// still there; links into removed classes become null.
     ///
+    /// Embedded objects are not checked to have one owner each: a class
+    /// that became embedded can leave objects with none or several, which
+    /// the migration settles after its block, as Realm's does.
+    ///
     /// - Throws: `schemaMismatch` when the copied data breaks the new schema
     ///   (for example duplicate values for a new primary key).
     func migrated(to schema: Schema, schemaVersion: UInt64, defaults: [String: [Value]]) throws(ShoalError) -> Snapshot {
         var next = BatchApplier(Snapshot(schema: schema, version: version + 1, schemaVersion: schemaVersion))
+        next.checksEmbeddedOwnership = false
         var deferred: [ChangeOp] = []
         func remap(_ v: Value) -> Value? {
             guard let link = v.linkValue else { return v }
