@@ -92,7 +92,7 @@ enum SourceFiles {
                 if name.hasPrefix(".") {
                     enumerator.skipDescendants()
                 } else if name.hasSuffix(".swift") {
-                    paths.append((path as NSString).appendingPathComponent(relative))
+                    paths.append(path == "." || path == "./" ? relative : (path as NSString).appendingPathComponent(relative))
                 }
             }
             paths.sort()

@@ -231,7 +231,7 @@ struct Property {
         return (decl, note)
     }
 
-    /// `Date` or `Data` (optional as given) for Foundation's `NSDate` or `NSData`, which `@Persisted` does not take.
+    /// `Date`, `Data` or `String` (optional as given) for Foundation's `NSDate`, `NSData` or `NSString`, which `@Persisted` does not take.
     private static func swiftType(for type: TypeSyntax) -> String? {
         if let optional = type.as(OptionalTypeSyntax.self) {
             return swiftType(for: optional.wrappedType).map { $0 + "?" }
@@ -240,6 +240,7 @@ struct Property {
         switch identifier.name.text {
         case "NSDate": return "Date"
         case "NSData": return "Data"
+        case "NSString": return "String"
         default: return nil
         }
     }
