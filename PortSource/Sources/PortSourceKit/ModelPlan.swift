@@ -129,7 +129,9 @@ struct Property {
         let isDynamic = declaration.modifiers.contains { $0.name.tokenKind == .keyword(.dynamic) }
         let hasObjC = attributes.contains(where: \.isBareObjC)
         if isDynamic && (hasObjC || objcMembers) && declaration.bindingSpecifier.tokenKind == .keyword(.var) {
-            guard attributes.allSatisfy({ $0.isBareObjC || !$0.isNamed("Persisted") }) else { return nil }
+            guard attributes.allSatisfy({ $0.isBareObjC || !$0.isNamed("Persisted") }),
+                declaration.bindings.first?.typeAnnotation?.type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) != true
+            else { return nil }
             kind = .dynamicVariable
             return
         }
@@ -200,11 +202,12 @@ struct Property {
             if let value = binding.initializer?.value, value.is(NilLiteralExprSyntax.self), typeText != nil {
                 initializer = nil
             }
-            if let type = binding.typeAnnotation?.type, let bridged = Self.swiftType(for: type) {
+            // An ignored property stays what it was, less `@objc dynamic`: Foundation's classes are there on Linux.
+            if !ignored, let type = binding.typeAnnotation?.type, let bridged = Self.swiftType(for: type) {
                 typeText = bridged
                 note = "`\(name)` is declared `\(bridged)` here, where Realm's was `\(type.trimmedDescription)`: code that uses the Foundation class's own API on it needs `as` casts."
             }
-            if let value = binding.initializer?.value, let bridged = Self.swiftInitializer(for: value) {
+            if !ignored, let value = binding.initializer?.value, let bridged = Self.swiftInitializer(for: value) {
                 initializer = bridged.text
                 note = "`\(name)` is a `\(bridged.type)` here, where Realm's was an `NS\(bridged.type)`: code that uses the Foundation class's own API on it needs `as` casts."
             }

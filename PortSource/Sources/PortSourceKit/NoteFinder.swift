@@ -67,6 +67,8 @@ final class NoteFinder: SyntaxVisitor {
                 note(node, "Declare each of these properties on a line of its own, then run the port again (or write `@Persisted var` for each).")
             } else if node.bindings.first?.accessorBlock != nil {
                 note(node, "A computed or observed property: `@Persisted` takes no accessors. Remove `@objc dynamic` (a computed property is not stored), or move the observer's work to where the property is set.")
+            } else if let type = node.bindings.first?.typeAnnotation?.type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
+                note(node, "An implicitly unwrapped optional, which `@Persisted` does not take: declare it `@Persisted var \(node.singleName ?? "name"): \(type.wrappedType.trimmedDescription)?` and unwrap it where it is read.")
             } else {
                 note(node, "Not rewritten: write `@Persisted var` with the property's type (`@objc` does not compile on Linux).")
             }

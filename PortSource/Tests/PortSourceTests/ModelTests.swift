@@ -171,10 +171,11 @@ import Testing
                 @objc dynamic var name = ""
                 @objc dynamic var runtimeProperty: AnyObject?
                 @objc dynamic var runtimeDefaultProperty = "property"
+                @objc dynamic var cachedDate: NSDate?
                 @objc dynamic var readOnlyProperty: Int { return 0 }
 
                 override class func ignoredProperties() -> [String] {
-                    return ["runtimeProperty", "runtimeDefaultProperty"]
+                    return ["runtimeProperty", "runtimeDefaultProperty", "cachedDate"]
                 }
             }
 
@@ -184,12 +185,13 @@ import Testing
                 @Persisted var name = ""
                 var runtimeProperty: AnyObject?
                 var runtimeDefaultProperty = "property"
+                var cachedDate: NSDate?
                 @objc dynamic var readOnlyProperty: Int { return 0 }
             }
 
             """)
         #expect(ported.notes.map(\.description) == [
-            "Ignored.swift:5: note: A computed or observed property: `@Persisted` takes no accessors. Remove `@objc dynamic` (a computed property is not stored), or move the observer's work to where the property is set."
+            "Ignored.swift:6: note: A computed or observed property: `@Persisted` takes no accessors. Remove `@objc dynamic` (a computed property is not stored), or move the observer's work to where the property is set."
         ])
     }
 
@@ -263,6 +265,7 @@ import Testing
                 @objc dynamic var balance = 0 {
                     didSet { print(balance) }
                 }
+                @objc dynamic var owner: Person!
 
                 override static func primaryKey() -> String? {
                     let key = "id"
@@ -281,11 +284,12 @@ import Testing
             """
         let ported = try port(source, path: "Account.swift")
         #expect(ported.ported == source.replacingOccurrences(of: "import RealmSwift", with: "import Shoal"))
-        #expect(ported.notes.map(\.line) == [4, 5, 9, 14, 20])
+        #expect(ported.notes.map(\.line) == [4, 5, 8, 10, 15, 21])
         #expect(ported.notes[0].message.hasPrefix("Declare each of these properties on a line of its own"))
-        #expect(ported.notes[2].message.hasPrefix("`primaryKey()` was left"))
-        #expect(ported.notes[3].message.hasPrefix("`indexedProperties()` was left"))
-        #expect(ported.notes[4].message.contains("If `Observed` is a Realm model"))
+        #expect(ported.notes[2].message.contains("declare it `@Persisted var owner: Person?`"))
+        #expect(ported.notes[3].message.hasPrefix("`primaryKey()` was left"))
+        #expect(ported.notes[4].message.hasPrefix("`indexedProperties()` was left"))
+        #expect(ported.notes[5].message.contains("If `Observed` is a Realm model"))
     }
 
     @Test("classes that are not models keep their List and @objc declarations untouched and unnoted outside Realm files")
