@@ -121,6 +121,19 @@ final class PortRewriter: SyntaxRewriter {
         return super.visit(node)
     }
 
+    /// `#if canImport(Combine)` and `canImport(RealmSwift)` test for the
+    /// modules their imports become (Linux has no Combine, so the guarded
+    /// code would never compile otherwise).
+    override func visit(_ node: FunctionCallExprSyntax) -> ExprSyntax {
+        guard let callee = node.calledExpression.as(DeclReferenceExprSyntax.self), callee.baseName.text == "canImport",
+            node.arguments.count == 1, let argument = node.arguments.first,
+            let module = argument.expression.as(DeclReferenceExprSyntax.self),
+            let renamed = ["Combine": "OpenCombine", "RealmSwift": "Shoal"][module.baseName.text]
+        else { return super.visit(node) }
+        let expression = module.with(\.baseName, module.baseName.with(\.tokenKind, .identifier(renamed)))
+        return ExprSyntax(node.with(\.arguments, LabeledExprListSyntax([argument.with(\.expression, ExprSyntax(expression))])))
+    }
+
     // MARK: enums
 
     override func visit(_ node: EnumDeclSyntax) -> DeclSyntax {

@@ -104,7 +104,7 @@ func port(_ text: String, path: String = "Model.swift") throws -> PortedFile {
         #expect(ported.notes.first?.message.contains("`.ocombine`") == true)
     }
 
-    @Test("a file that imports Combine without Realm gets no ShoalCombine; indented imports stay indented")
+    @Test("a file that imports Combine without Realm gets no ShoalCombine; indented imports stay indented; canImport follows")
     func combineWithoutRealm() throws {
         let ported = try port("""
             #if canImport(Combine)
@@ -114,7 +114,7 @@ func port(_ text: String, path: String = "Model.swift") throws -> PortedFile {
 
             """)
         #expect(ported.ported == """
-            #if canImport(Combine)
+            #if canImport(OpenCombine)
                 import OpenCombine
                 import OpenCombineDispatch
             #endif
