@@ -9,16 +9,17 @@ import Shoal
 struct ShoalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shoal",
-        abstract: "Check, repair, dump and replay Shoal databases.",
+        abstract: "Check, repair, dump and replay Shoal databases; port Realm Swift sources.",
         discussion: """
             PATH is a database directory (<name>.shoal) holding log-<version>.wal segments \
             and snapshot-<version>.snap files.
 
             Exit codes: 0 healthy, 1 torn tail only (what a crash leaves; opening repairs it), \
-            2 damage before the tail, 3 not a Shoal database or unreadable, 64 usage error.
+            2 damage before the tail, 3 not a Shoal database or unreadable, 64 usage error. \
+            port-source exits with shoal-port-source's status (127 when that tool is not found).
             """,
         version: ShoalCommand.version,
-        subcommands: [Check.self, Repair.self, Dump.self, Stats.self, Compact.self, Replay.self, Export.self]
+        subcommands: [Check.self, Repair.self, Dump.self, Stats.self, Compact.self, Replay.self, Export.self, PortSource.self]
     )
 
     /// The tool's version, printed by `shoal --version`.

@@ -24,13 +24,15 @@ struct ShoalProcess {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
 
-    /// Runs `shoal arguments…` in `directory` and waits for it.
+    /// Runs `shoal arguments…` in `directory`, with `environment` in place
+    /// of this process's when given, and waits for it.
     @discardableResult
-    static func run(_ arguments: [String], in directory: URL? = nil) throws -> Output {
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil) throws -> Output {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
+        if let environment { process.environment = environment }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
