@@ -128,6 +128,9 @@ final class MixedWords: Object {
         #expect(message("anyCol[-1] == 1")?.contains("a list index must not be negative (write LAST for the last element)") == true)
         #expect(message("anyCol[Last] == 1")?.contains("a string key, an index, '*', FIRST, LAST or SIZE") == true)
         #expect(message("name[FIRST] == 'x'")?.contains("a subscript must follow a map or mixed property") == true)
+        for format in ["anyCol[SIZE", "anyCol[SIZE]] == 1", "[SIZE] == 1", "anyCol[FIRST == 1", "anyCol[SIZE] == 'a'"] {
+            #expect(throws: ShoalError.self, "\(format)") { try PredicateFormat(format).validate(for: MixedHolder.self) }
+        }
     }
 
     /// Parser_TypeOfValue's kinds of value, one object each, by the kind's name.
@@ -248,5 +251,8 @@ final class MixedWords: Object {
         // Realm refuses @type on a typed property ("int.@type == 'int'").
         #expect(message("name.@type == 'string'")?.contains("'@type' needs a mixed (AnyRealmValue) value, and 'name' is of type 'string'") == true)
         #expect(message("anyCol.@type.name == 'string'")?.contains("@type must appear at the end of a keypath") == true)
+        for format in ["@type == 'int'", "anyCol.@type.@type == 'int'", "anyCol.@type", "anyCol.@type == nil", "'int' IN anyCol.@type"] {
+            #expect(throws: ShoalError.self, "\(format)") { try PredicateFormat(format).validate(for: MixedHolder.self) }
+        }
     }
 }
