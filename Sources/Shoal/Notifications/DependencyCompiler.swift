@@ -260,7 +260,7 @@ enum DependencyCompiler {
             return PathComponent(table: p.table, kind: .property(p.index), target: nil)
         case .backlinks(let origin, let property):
             return PathComponent(table: table, kind: .backlinks(origin: origin, property: property), target: origin)
-        case .mixedIndex, .mixedKey, .mixedAll:
+        case .mixedIndex, .mixedLast, .mixedKey, .mixedAll:
             return nil
         case .allBacklinks:
             return PathComponent(table: table, kind: .allBacklinks, target: nil)

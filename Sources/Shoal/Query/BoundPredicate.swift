@@ -48,6 +48,15 @@ enum BoundOperand: Sendable {
     /// as the innermost variable.
     case subqueryCount(BoundPath, BoundPredicate)
 
+    /// Whether the operand stands for each of the values a path through a
+    /// collection reaches (a key path, or the `@type` of each value).
+    var isMultiValued: Bool {
+        switch self {
+        case .path(let path), .aggregate(.type, let path, _): path.isMultiValued
+        default: false
+        }
+    }
+
     var isConstant: Bool {
         switch self {
         case .constant, .list: true
@@ -103,6 +112,9 @@ enum PathStep: Hashable, Sendable {
     /// The element at a position of a list nested in a mixed value, `null`
     /// when there is none.
     case mixedIndex(Int)
+    /// The last element of a list nested in a mixed value, `null` when
+    /// there is none.
+    case mixedLast
     /// The value for a key of a dictionary nested in a mixed value, `null`
     /// when there is none.
     case mixedKey(String)
@@ -115,7 +127,7 @@ extension PathStep {
     /// (within the property the path has reached).
     var isMixed: Bool {
         switch self {
-        case .mixedIndex, .mixedKey, .mixedAll: true
+        case .mixedIndex, .mixedLast, .mixedKey, .mixedAll: true
         default: false
         }
     }
@@ -126,7 +138,8 @@ extension PathStep {
         switch (self, value) {
         case (.mixedIndex(let i), .list(let elements)): i >= 0 && i < elements.count ? elements[i] : .null
         case (.mixedKey(let key), .dictionary(let entries)): entries[key] ?? .null
-        case (.mixedIndex, _), (.mixedKey, _): .null
+        case (.mixedLast, .list(let elements)): elements.last ?? .null
+        case (.mixedIndex, _), (.mixedLast, _), (.mixedKey, _): .null
         default: nil
         }
     }

@@ -4,10 +4,15 @@
 /// keyPathExpr := modifier? root step* ("." collectionOp)?
 /// modifier    := "ANY" | "SOME" | "ALL" | "NONE"
 /// root        := $variable | name | backlinks
-/// step        := "." name | "[" string "]" | "." "@keys" | "." "@values" | "." backlinks
+/// step        := "." name | "[" subscript "]" | "." "@keys" | "." "@values" | "." backlinks
+/// subscript   := string | index | "*" | "FIRST" | "LAST"
 /// backlinks   := "@links" "." ClassName "." property
-/// collectionOp:= ("@count" | "@size") | ("@min" | "@max" | "@sum" | "@avg") ("." name)?
-///              | "@links" "." "@count"
+/// collectionOp:= ("@count" | "@size") | "[" "SIZE" "]" | "@type"
+///              | ("@min" | "@max" | "@sum" | "@avg") ("." name)? | "@links" "." "@count"
+/// ```
+///
+/// `FIRST`, `LAST` and `SIZE` are written in capitals or in lower case, as
+/// Realm's lexer takes them (`[first]`, `[SIZE]`); `[SIZE]` is `.@size`.
 /// ```
 ///
 /// A name is an identifier, a `#`-escaped word or a `%K` argument. After a
@@ -48,6 +53,16 @@ extension PredicateParser {
 
         while true {
             if current.kind == .leftBracket {
+                if case .identifier(let word) = peek(1).kind, Self.sizeWords.contains(word), peek(2).kind == .rightBracket {
+                    // Realm's `[SIZE]`: `.@size` written as a subscript, ending the key path.
+                    let open = current
+                    advance()
+                    let size = current
+                    advance()
+                    advance()
+                    return try collectionOperation(.count, path, sources, start: start, operatorToken: size, modifierToken,
+                        ending: open.range.lowerBound..<previous!.range.upperBound)
+                }
                 try parseSubscript(&path, &sources)
                 continue
             }
@@ -72,9 +87,10 @@ extension PredicateParser {
                 path.components.append(name == "@keys" ? .keys : .values)
                 sources.append(step.range)
                 advance()
-            case "@count", "@size", "@min", "@max", "@sum", "@avg":
+            case "@count", "@size", "@min", "@max", "@sum", "@avg", "@type":
                 let function: PredicateTree.CollectionFunction =
                     switch name {
+                    case "@type": .type
                     case "@min": .min
                     case "@max": .max
                     case "@sum": .sum
@@ -87,7 +103,7 @@ extension PredicateParser {
                 throw .at(
                     step,
                     "unknown collection operator '\(step.text)'"
-                        + " (expected @count, @size, @min, @max, @sum, @avg, @links, @keys or @values)"
+                        + " (expected @count, @size, @min, @max, @sum, @avg, @type, @links, @keys or @values)"
                 )
             }
         }
@@ -95,6 +111,9 @@ extension PredicateParser {
         path.componentSources = sources
         return .keyPath(path)
     }
+
+    /// The words Realm's lexer reads as `SIZE` in a subscript.
+    static let sizeWords: Set<String> = ["SIZE", "size"]
 
     /// The property name `token` spells, if it can be one here.
     static func propertyName(_ token: PredicateToken, afterDot: Bool) -> String? {
@@ -147,7 +166,7 @@ extension PredicateParser {
     ) throws(PredicateFormatError) {
         let open = current
         switch path.components.last {
-        case .property?, .mapKey?, .mixedIndex?, .mixedAll?: break
+        case .property?, .mapKey?, .mixedIndex?, .mixedLast?, .mixedAll?: break
         default: throw .at(open, "a subscript must follow a property name")
         }
         advance()
@@ -155,9 +174,14 @@ extension PredicateParser {
         switch current.kind {
         case .literal(.string(let string)): component = .mapKey(string)
         case .argument(_, .scalar(.string(let string))): component = .mapKey(string)
-        case .literal(.int(let index)), .argument(_, .scalar(.int(let index))): component = .mixedIndex(Int(index))
+        case .literal(.int(let index)), .argument(_, .scalar(.int(let index))):
+            // Realm's grammar takes only natural numbers here; the last element is `[LAST]`.
+            guard index >= 0 else { throw .at(current, "a list index must not be negative (write LAST for the last element)") }
+            component = .mixedIndex(Int(index))
         case .identifier(PredicateTree.Component.mixedAllName): component = .mixedAll
-        default: throw .expected("a string key, an index or '*'", after: open, found: current)
+        case .identifier("FIRST"), .identifier("first"): component = .mixedIndex(0)
+        case .identifier("LAST"), .identifier("last"): component = .mixedLast
+        default: throw .expected("a string key, an index, '*', FIRST, LAST or SIZE", after: open, found: current)
         }
         advance()
         try expect(.rightBracket, "']'")
@@ -172,9 +196,11 @@ extension PredicateParser {
         _ sources: [Range<Int>],
         start: Int,
         operatorToken: PredicateToken,
-        _ modifierToken: PredicateToken?
+        _ modifierToken: PredicateToken?,
+        ending: Range<Int>? = nil
     ) throws(PredicateFormatError) -> PredicateTree.Expression {
-        if function != .count, let modifierToken {
+        let isCountOrType = function == .count || function == .type
+        if !isCountOrType, let modifierToken {
             // Realm allows a modifier before @count and @size (`ANY dogs.toys.@count > 2`) but
             // not before an aggregate, which already reduces the collection to one value.
             throw .at(modifierToken, "'\(modifierToken.text)' cannot be combined with '\(operatorToken.text)'")
@@ -183,19 +209,23 @@ extension PredicateParser {
         collection.source = start..<(sources.last?.upperBound ?? operatorToken.range.lowerBound)
         collection.componentSources = sources
         var operation = PredicateTree.CollectionOperation(function: function, collection: collection)
-        if function == .count, current.kind == .dot {
+        if isCountOrType, current.kind == .dot {
             // Realm's words (QueryTests.m testCollectionOperatorErrors), with the whole key path.
             var bare = collection
             bare.modifier = nil
-            var text = bare.description + "." + operatorToken.text
+            var text = bare.description + (ending == nil ? "." + operatorToken.text : "[" + operatorToken.text + "]")
             while current.kind == .dot, Self.propertyName(peek(1), afterDot: true) != nil {
                 advance()
                 text += "." + current.text
                 advance()
             }
-            throw .at(operatorToken, "Invalid keypath '\(text)': \(operatorToken.text) must appear at the end of a keypath.")
+            let written = ending == nil ? operatorToken.text : "[\(operatorToken.text)]"
+            throw .at(operatorToken, "Invalid keypath '\(text)': \(written) must appear at the end of a keypath.")
         }
-        if function != .count, current.kind == .dot, let name = Self.propertyName(peek(1), afterDot: true) {
+        if ending != nil, current.kind == .leftBracket {
+            throw .at(current, "Invalid keypath: [\(operatorToken.text)] must appear at the end of a keypath.")
+        }
+        if !isCountOrType, current.kind == .dot, let name = Self.propertyName(peek(1), afterDot: true) {
             advance()
             operation.property = name
             operation.propertySource = current.range

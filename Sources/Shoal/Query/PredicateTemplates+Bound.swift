@@ -71,14 +71,21 @@ struct BoundTemplate {
     }
 
     /// Whether `tree` can be bound by substitution: it holds no `SUBQUERY`,
-    /// whose comparisons the binder binds inside another's.
+    /// whose comparisons the binder binds inside another's, and no `@type`,
+    /// whose type names the binder turns into other constants.
     static func isPreparable(_ tree: PredicateTree) -> Bool {
         switch tree {
         case .truePredicate, .falsePredicate: true
         case .and(let operands), .or(let operands): operands.allSatisfy(isPreparable)
         case .not(let operand): isPreparable(operand)
         case .comparison(let c):
-            if case .subqueryCount = c.lhs { false } else if case .subqueryCount = c.rhs { false } else { true }
+            ![c.lhs, c.rhs].contains { side in
+                switch side {
+                case .subqueryCount: true
+                case .collectionOperation(let operation): operation.function == .type
+                default: false
+                }
+            }
         }
     }
 

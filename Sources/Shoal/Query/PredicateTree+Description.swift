@@ -74,6 +74,10 @@ extension PredicateTree.KeyPath: CustomStringConvertible {
                 text += "[\(index)]"
                 continue
             }
+            if component == .mixedLast {
+                text += "[LAST]"
+                continue
+            }
             if component == .mixedAll {
                 text += "[*]"
                 continue
@@ -82,7 +86,7 @@ extension PredicateTree.KeyPath: CustomStringConvertible {
             needsDot = true
             switch component {
             case .property(let name): text += Self.escaped(name)
-            case .mapKey, .mixedIndex, .mixedAll: break
+            case .mapKey, .mixedIndex, .mixedLast, .mixedAll: break
             case .keys: text += "@keys"
             case .values: text += "@values"
             case .backlinks(let className, let property): text += "@links.\(Self.escaped(className)).\(Self.escaped(property))"

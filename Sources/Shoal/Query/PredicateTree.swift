@@ -280,6 +280,8 @@ extension PredicateTree {
         case mapKey(String)
         /// A position in a list nested in a mixed property: `anyCol[0]`.
         case mixedIndex(Int)
+        /// `[LAST]`: the last element of a list nested in a mixed property.
+        case mixedLast
         /// Every element of a collection nested in a mixed property:
         /// `anyCol[*]`, or `anyCol[%K]` with `#any`.
         case mixedAll
@@ -325,6 +327,9 @@ extension PredicateTree {
         case max = "@max"
         case sum = "@sum"
         case average = "@avg"
+        /// Realm's `@type`: the type of each value a mixed key path reaches,
+        /// compared with type names (``MixedTypeName``).
+        case type = "@type"
     }
 
     /// `SUBQUERY(collection, $variable, predicate)`, compared through its `@count`.

@@ -32,6 +32,10 @@ extension QueryBinder {
                 throw error("'IN' needs a list or a collection on its right, and '\(rhs.text)' is not one", at: rhs.source)
             }
         }
+        if case .aggregate(.type, _, _) = lhs.operand { return try bindTypeComparison(op, lhs, rhs, comparison) }
+        if case .aggregate(.type, _, _) = rhs.operand {
+            throw error("'@type' can only be compared with type names, not with '\(lhs.text)'", at: lhs.source)
+        }
         try checkRealmRestrictions(op, lhs, rhs, comparison)
         try checkOperator(op, lhs, rhs, comparison)
         try checkTypes(lhs, rhs, op: op)

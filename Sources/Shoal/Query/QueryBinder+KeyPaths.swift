@@ -115,11 +115,14 @@ extension QueryBinder {
             case .mixedIndex(let index) where resolved.followsMixedValue:
                 resolved.path.steps.append(.mixedIndex(index))
                 resolved.isOptional = true
+            case .mixedLast where resolved.followsMixedValue:
+                resolved.path.steps.append(.mixedLast)
+                resolved.isOptional = true
             case .mixedAll where resolved.followsMixedValue:
                 resolved.path.steps.append(.mixedAll)
                 resolved.path.isMultiValued = true
                 resolved.isOptional = true
-            case .mapKey, .mixedIndex, .mixedAll:
+            case .mapKey, .mixedIndex, .mixedLast, .mixedAll:
                 throw error("a subscript must follow a map or mixed property, and '\(previousName)' is not one", at: range, code: .invalidKeyPath)
             case .keys, .values:
                 throw error("'@keys' and '@values' must follow a map property, and '\(previousName)' is not one", at: range,

@@ -135,6 +135,16 @@ struct QueryBinder {
     private mutating func aggregate(_ operation: PredicateTree.CollectionOperation) throws(ShoalError) -> Typed {
         var resolved = try resolve(operation.collection)
         let name = operation.function.rawValue
+        if operation.function == .type {
+            guard resolved.type == .any else {
+                // Realm refuses `@type` on a typed property ("Comparison between two constants is not supported").
+                throw error("'@type' needs a mixed (AnyRealmValue) value, and '\(resolved.path.text)' is of type '\(resolved.typeName)'",
+                    at: operation.source)
+            }
+            return Typed(operand: .aggregate(.type, resolved.path, property: nil), type: .string,
+                isMultiValued: resolved.path.isMultiValued, modifier: operation.collection.modifier,
+                written: .collectionOperation(operation), source: operation.source)
+        }
         if !resolved.path.isMultiValued && resolved.followsMixedValue {
             // A mixed value's collection operation ranges over the collection
             // nested in it (none for other values).

@@ -19,8 +19,7 @@ indirect enum CompiledPredicate: Sendable {
         case .or(let operands): self = .or(operands.map(CompiledPredicate.init))
         case .not(let operand): self = .not(CompiledPredicate(operand))
         case .comparison(let c):
-            let multi: Bool
-            if case .path(let path) = c.lhs { multi = path.isMultiValued } else { multi = false }
+            let multi = c.lhs.isMultiValued
             switch c.rhs {
             case .constant(let value): self = .test(c.lhs, multiValued: multi, c.modifier, ValueMatcher(c.op, [value], options: c.options))
             case .list(let values): self = .test(c.lhs, multiValued: multi, c.modifier, ValueMatcher(c.op, values, options: c.options))
@@ -60,8 +59,7 @@ struct QueryEvaluator {
         case .dynamic(let c):
             let lhs = values(of: c.lhs, object, &variables)
             let rhs = values(of: c.rhs, object, &variables)
-            let multi: Bool
-            if case .path(let path) = c.lhs { multi = path.isMultiValued } else { multi = false }
+            let multi = c.lhs.isMultiValued
             if c.op == .in {
                 let matcher = ValueMatcher(.in, rhs, options: c.options)
                 return Self.quantify(lhs, multi: multi, c.modifier) { matcher.matches($0) }
@@ -91,6 +89,8 @@ struct QueryEvaluator {
         case .constant(let value): return [value]
         case .list(let values): return values
         case .path(let path): return values(of: path, object, variables)
+        case .aggregate(.type, let path, _):
+            return values(of: path, object, variables).map { .int(MixedTypeName.bit(of: $0)) }
         case .aggregate(let function, let path, let property):
             var elements = values(of: path, object, variables)
             if function == .count { return [.int(Int64(elements.count))] }
@@ -202,7 +202,7 @@ struct QueryEvaluator {
     private func forEachElement(_ step: PathStep, _ link: Link, _ body: (Value) -> Void) {
         let (t, k) = (link.table, link.key)
         switch step {
-        case .property, .mapValue, .mixedIndex, .mixedKey, .mixedAll:
+        case .property, .mapValue, .mixedIndex, .mixedLast, .mixedKey, .mixedAll:
             break
         case .elements(let property, let kind):
             if kind == .list {
@@ -231,7 +231,7 @@ extension PathStep {
     /// a key), which is null past a null link.
     fileprivate var isToOne: Bool {
         switch self {
-        case .property, .mapValue, .mixedIndex, .mixedKey: true
+        case .property, .mapValue, .mixedIndex, .mixedLast, .mixedKey: true
         default: false
         }
     }

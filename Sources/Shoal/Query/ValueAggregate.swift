@@ -10,6 +10,7 @@ enum ValueAggregate {
         let present = values.filter { !$0.isNull }
         switch function {
         case .count: return .int(Int64(values.count))
+        case .type: return nil
         case .min: return present.min { Value.compare($0, $1) == .orderedAscending }
         case .max: return present.max { Value.compare($0, $1) == .orderedAscending }
         case .sum: return sum(present)

@@ -184,7 +184,7 @@ extension QueryTests {
                 ("x == %@", ["a": 1], "argument 0 for '%@' has an element of unsupported type (key: String, value: Int) at index 0", 5),
                 ("x == %@", UInt64.max, "argument 0 for '%@' is out of the range of Int64: 18446744073709551615", 5),
                 ("x IN {%@}", [1], "argument 0 is a list, and lists cannot be nested", 6),
-                ("m[%@] == 1", 1.5, "expected a string key, an index or '*' after '['", 2),
+                ("m[%@] == 1", 1.5, "expected a string key, an index, '*', FIRST, LAST or SIZE after '['", 2),
             ]
         )
         func illTypedArguments(format: String, argument: any Sendable, reason: String, position: Int) throws {

@@ -370,10 +370,10 @@ extension QueryTests {
                 ("age IN {1 2}", "expected ',' or '}' after '1'", 10, "2"),
                 ("age IN {1,", "expected a constant after ','", 10, nil),
                 ("age IN {{1}}", "expected a constant after '{'", 8, "{"),
-                ("scores[1.5] == 1", "expected a string key, an index or '*' after '['", 7, "1.5"),
+                ("scores[1.5] == 1", "expected a string key, an index, '*', FIRST, LAST or SIZE after '['", 7, "1.5"),
                 ("scores['a' == 1", "expected ']' after ''a''", 11, "=="),
                 ("dogs.@count.x == 1", "Invalid keypath 'dogs.@count.x': @count must appear at the end of a keypath.", 5, "@count"),
-                ("dogs.@foo == 1", "unknown collection operator '@foo' (expected @count, @size, @min, @max, @sum, @avg, @links, @keys or @values)", 5, "@foo"),
+                ("dogs.@foo == 1", "unknown collection operator '@foo' (expected @count, @size, @min, @max, @sum, @avg, @type, @links, @keys or @values)", 5, "@foo"),
                 ("@count == 1", "Invalid keypath '@count': collection operation '@count' must be applied to a collection", 0, "@count"),
                 ("ALL dogs.@max.age > 1", "'ALL' cannot be combined with '@max'", 0, "ALL"),
                 ("@links == 1", "expected '.' and a class name after '@links'", 7, "=="),
@@ -388,7 +388,7 @@ extension QueryTests {
                 ("SUBQUERY dogs", "expected '(' after 'SUBQUERY'", 9, "dogs"),
                 ("SUBQUERY(a, $x, SUBQUERY(b, $x, $x == 1).@count > 0).@count > 0", "variable '$x' is already declared by an enclosing SUBQUERY", 28, "$x"),
                 ("SUBQUERY(a, $x, $x == 1).@count > 0 AND $x == 1", "undeclared variable '$x' (variables are declared by SUBQUERY)", 40, "$x"),
-                ("dogs[true] == 1", "expected a string key, an index or '*' after '['", 5, "true"),
+                ("dogs[true] == 1", "expected a string key, an index, '*', FIRST, LAST or SIZE after '['", 5, "true"),
                 ("dogs.@keys['a'] == 1", "a subscript must follow a property name", 10, "["),
             ]
         )
