@@ -65,7 +65,7 @@ enum MixedTypeName {
     /// The single bits set in `mask`, as the values a value's `@type` is
     /// tested against.
     static func bits(of mask: Int64) -> [Value] {
-        (0..<14).map { Int64(1) << $0 }.filter { mask & $0 != 0 }.map(Value.int)
+        (0...list.trailingZeroBitCount).map { Int64(1) << $0 }.filter { mask & $0 != 0 }.map(Value.int)
     }
 }
 

@@ -1,19 +1,18 @@
 /// Key paths and collection operators:
 ///
 /// ```
-/// keyPathExpr := modifier? root step* ("." collectionOp)?
+/// keyPathExpr := modifier? root step* ("." collectionOp | "[" "SIZE" "]")?
 /// modifier    := "ANY" | "SOME" | "ALL" | "NONE"
 /// root        := $variable | name | backlinks
 /// step        := "." name | "[" subscript "]" | "." "@keys" | "." "@values" | "." backlinks
 /// subscript   := string | index | "*" | "FIRST" | "LAST"
 /// backlinks   := "@links" "." ClassName "." property
-/// collectionOp:= ("@count" | "@size") | "[" "SIZE" "]" | "@type"
+/// collectionOp:= ("@count" | "@size") | "@type"
 ///              | ("@min" | "@max" | "@sum" | "@avg") ("." name)? | "@links" "." "@count"
 /// ```
 ///
 /// `FIRST`, `LAST` and `SIZE` are written in capitals or in lower case, as
 /// Realm's lexer takes them (`[first]`, `[SIZE]`); `[SIZE]` is `.@size`.
-/// ```
 ///
 /// A name is an identifier, a `#`-escaped word or a `%K` argument. After a
 /// dot any keyword is also a name (`owner.in` is unambiguous); at the start of
